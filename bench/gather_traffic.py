@@ -25,6 +25,14 @@ of ``random`` positions: one call per product, its minimum the same formula with
 distinct element read once, every index read once, the output written once); its kernel reads each gathered
 element with one scalar load, so its GM ÷ minimum is 1 exactly when the positions are distinct (no target:
 a figure beside Take's).
+
+ScatterAdd (:data:`SCATTER`, the element scatter-add) adds a fp32 src ``[K_s, Q_s]`` into a copy of self
+``[A_s, Q_s]`` along dim 0 (:data:`SCATTER_SHAPE`), the index ``[K_s, Q_s]`` (INT64) repeating one position of
+each ``pattern`` per row: one call per pattern, product and strategy (atomic: the default; deterministic:
+``ACL_OPT_DETERMINISTIC``). Its minimum reads self, the index and src once and writes out once
+(:func:`scatter_minimum_bytes`); the atomic strategy adds one more write per index element (its atomic adds),
+the deterministic one reads the index once per window of each core whose rows it can reach (along dim 0: the
+whole index on every core), so its GM ÷ minimum grows with the cores (a figure, no target).
 """
 
 from __future__ import annotations
@@ -41,6 +49,10 @@ OP = "index_select"
 TAKE = "take"
 #: The element gather measured beside them (one scalar load per gathered element).
 GATHER = "gather"
+#: The element scatter-add measured beside them, in both strategies.
+SCATTER = "scatter_add"
+#: ``(A_s, K_s, Q_s)``: self ``[A_s, Q_s]``, index and src ``[K_s, Q_s]``.
+SCATTER_SHAPE = (4096, 2048, 16)
 PRODUCTS = ("Ascend910B",)
 #: Source rows ``A`` and indices ``K`` of every call.
 ROWS = 16384
@@ -77,6 +89,40 @@ def minimum_bytes(index: np.ndarray, row_bytes: int) -> int:
     once, every index read once, every output row written once."""
     distinct = int(np.unique(index).size)
     return distinct * row_bytes + int(index.nbytes) + int(index.size) * row_bytes
+
+
+def scatter_minimum_bytes(a: int, k: int, q: int) -> int:
+    """The GM bytes a fp32 scatter-add of src ``[k, q]`` into self ``[a, q]`` with an INT64 index ``[k, q]``
+    needs: self read and out written once, every index and src element read once."""
+    return 2 * a * q * 4 + k * q * (8 + 4)
+
+
+def measure_scatter(product: str, pattern: str, deterministic: bool) -> dict[str, Any]:
+    """One ScatterAdd call (:data:`SCATTER_SHAPE`, positions of ``pattern`` repeated along each row) on
+    ``product``: its GM bytes (read, written and atomically added, less the tiling structs) over the minimum."""
+    from codegen import compile_op
+
+    a, k, q = SCATTER_SHAPE
+    fn = compile_op(SCATTER, product)
+    rng = np.random.default_rng(2)
+    self_ = rng.standard_normal((a, q)).astype(np.float32)
+    src = rng.standard_normal((k, q)).astype(np.float32)
+    index = np.repeat(indices(pattern, rows=a, k=k)[:, None], q, axis=1)
+    fn(core_order="in_order", deterministic=deterministic, self=self_, dim=0, index=index, src=src)
+    launches = fn.last_stats.get("launches", [])
+    cores = [c for launch in launches for c in launch.get("cores", [])]
+    keys = ("gm_bytes_read", "gm_bytes_written", "gm_bytes_atomic_added")
+    moved = sum(int(c.get(key, 0)) for c in cores for key in keys)
+    tiling = sum(int(launch.get("block_dim") or 0) * int(launch.get("tiling_data_size") or 0) for launch in launches)
+    return {
+        "op": SCATTER,
+        "product": product,
+        "pattern": pattern,
+        "strategy": "deterministic" if deterministic else "default",
+        "gm_over_minimum": (moved - tiling) / scatter_minimum_bytes(a, k, q),
+        "kernel_bytes": moved - tiling,
+        "block_dim": [launch.get("block_dim") for launch in launches],
+    }
 
 
 def measure(product: str, q: int, pattern: str, op: str = OP) -> dict[str, Any]:
@@ -160,9 +206,46 @@ def run(products: tuple[str, ...] = PRODUCTS) -> Section:
                         "B",
                     )
                 )
+    scatter_rows: list[dict[str, Any]] = []
+    for product in products:
+        for pattern in PATTERNS:
+            for det in (False, True):
+                mode = "deterministic" if det else "default"
+                fid = f"gather_traffic.{SCATTER}.{pattern}.{mode}.{product}"
+                label = f"{SCATTER} {product} {pattern} indices, {mode}: GM ÷ minimum"
+                try:
+                    sm = measure_scatter(product, pattern, det)
+                except Exception as exc:  # reported per row; the matrix goes on
+                    err = f"{type(exc).__name__}: {str(exc)[:300]}"
+                    sec.errors.append(f"{SCATTER} {product} {pattern} {mode}: {err}")
+                    sec.figures.append(Figure(fid + ".gm_over_minimum", label, None, "x", None, error=err))
+                    continue
+                scatter_rows.append(sm)
+                note = f"{sm['kernel_bytes']} kernel bytes, blockDim {sm['block_dim']}"
+                sec.figures.append(Figure(fid + ".gm_over_minimum", label, sm["gm_over_minimum"], "x", None, note=note))
     sec.details["rows"] = rows
-    sec.markdown = _markdown(rows)
+    sec.details["scatter_rows"] = scatter_rows
+    sec.markdown = _markdown(rows) + _scatter_markdown(scatter_rows)
     return sec
+
+
+def _scatter_markdown(rows: list[dict[str, Any]]) -> list[str]:
+    a, k, q = SCATTER_SHAPE
+    lines = [
+        "",
+        f"ScatterAdd, fp32 self [{a}, {q}] along dim 0, INT64 index and src [{k}, {q}] (a position per row); "
+        "minimum: self, index and src read once, out written once. The deterministic strategy re-reads the index "
+        "on every core along dim 0.",
+        "",
+        "| op | product | indices | strategy | GM ÷ minimum | blockDim |",
+        "|---|---|---|---|---:|---:|",
+    ]
+    for r in rows:
+        lines.append(
+            f"| {r['op']} | {r['product']} | {r['pattern']} | {r['strategy']} | {fmt_num(r['gm_over_minimum'])}× | "
+            f"{r['block_dim']} |"
+        )
+    return lines
 
 
 def _markdown(rows: list[dict[str, Any]]) -> list[str]:

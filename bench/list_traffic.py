@@ -3,8 +3,9 @@ minimum and the balance over cores of one launch over a model-shaped list.
 
 The list (:func:`model_list`) is a transformer block's parameters at 1/8 of the width of a 4096-wide block:
 four ``512 x 512`` and three ``1376 x 512`` matrices, 60 vectors of 512, 30 of 1376, 20 of one element, a 0-d
-and an empty tensor (119 tensors, 3 234 133 elements), FLOAT16. One call of aclnnForeachSqrt (one input list) and one of
-aclnnForeachMulList (two) per product, core order ``in_order``:
+and an empty tensor (119 tensors, 3 234 133 elements), FLOAT16. One call of aclnnForeachSqrt (one input list),
+one of aclnnForeachMulList (two) and one of aclnnForeachMulScalarV2 (one list and an aclScalar, which each core
+reads from its one-element FLOAT16 tensor: kernel bytes) per product, core order ``in_order``:
 
 - **GM ÷ minimum**: the kernel's GM bytes (read + written, every core, less the tiling struct each core reads)
   over the bytes the math needs: every input tensor read once, every output tensor written once. The list
@@ -24,8 +25,14 @@ import numpy as np
 
 from bench.common import Figure, Section, Target, fmt_num
 
-#: The ops measured: (op, input lists).
-OPS = (("foreach_sqrt", ("x",)), ("foreach_mul_list", ("x1", "x2")))
+#: The ops measured: (op, input lists, the scalar attr's name or None).
+OPS: tuple[tuple[str, tuple[str, ...], str | None], ...] = (
+    ("foreach_sqrt", ("x",), None),
+    ("foreach_mul_list", ("x1", "x2"), None),
+    ("foreach_mul_scalar_v2", ("x",), "scalar"),
+)
+#: The aclScalar of a scalar op's call (FLOAT16, the dtype its kernel reads for a FLOAT16 list).
+SCALAR = 0.5
 PRODUCTS = ("Ascend910B", "Ascend950")
 GM_TARGET = Target("<=", 1.01)
 BALANCE_TARGET = Target("<=", 1.05)
@@ -36,11 +43,13 @@ def model_list() -> list[tuple[int, ...]]:
     return [(512, 512)] * 4 + [(1376, 512)] * 3 + [(512,)] * 60 + [(1376,)] * 30 + [(1,)] * 20 + [(), (0,)]
 
 
-def measure(op: str, inputs: tuple[str, ...], product: str) -> dict[str, Any]:
+def measure(op: str, inputs: tuple[str, ...], product: str, scalar: str | None = None) -> dict[str, Any]:
     """One call of ``op`` on ``product`` over :func:`model_list` in FLOAT16 (one list per name of ``inputs``,
-    values in ``[1, 2)``): its counters."""
+    values in ``[1, 2)``; the attr ``scalar``, when named, :data:`SCALAR` as a FLOAT16 aclScalar): its
+    counters."""
     from codegen import compile_op
     from codegen.perf import call_timeline
+    from codegen.runner import ScalarArg
     from codegen.specs import load_project
 
     fn = compile_op(op, product)
@@ -49,6 +58,8 @@ def measure(op: str, inputs: tuple[str, ...], product: str) -> dict[str, Any]:
     lists: dict[str, Any] = {
         n: [(1 + rng.random(s, dtype=np.float32)).astype(np.float16) for s in shapes] for n in inputs
     }
+    if scalar is not None:
+        lists[scalar] = ScalarArg(SCALAR, "FLOAT16")
     fn(core_order="in_order", **lists)
     launches = fn.last_stats.get("launches", [])
     cores = [c for launch in launches for c in launch.get("cores", [])]
@@ -78,11 +89,11 @@ def run(products: tuple[str, ...] = PRODUCTS) -> Section:
     sec = Section("list_traffic", "4d. Tensor-list traffic (emulator counters)")
     rows: list[dict[str, Any]] = []
     for product in products:
-        for op, inputs in OPS:
+        for op, inputs, scalar in OPS:
             fid = f"list_traffic.{op}.{product}"
             label = f"{op} {product}, model-shaped FLOAT16 list"
             try:
-                m = measure(op, inputs, product)
+                m = measure(op, inputs, product, scalar)
             except Exception as exc:  # reported per row; the matrix goes on
                 err = f"{type(exc).__name__}: {str(exc)[:300]}"
                 sec.errors.append(f"{op} {product}: {err}")

@@ -273,7 +273,8 @@ def call_params(
     spec: OpSpec, product: Product, shape: tuple[int, ...], dtype_name: str | None, stand_ins: bool = False
 ) -> dict[str, Any]:
     """Keyword arguments of the call ``opgen explain --shape`` describes (:meth:`codegen.registry.Family.shape_call`):
-    each input as an array of its dims and dtype (floating values uniform in [0.05, 0.95], valid for every
+    each input as an array of its dims and dtype (a tensor-list input as a list of that one array; floating
+    values uniform in [0.05, 0.95], valid for every
     op's domain; integer values uniform in [0, k) with k the first positive integer attr the shape sets, else 1),
     an optional input the call leaves out as None, the attrs the shape sets (a negative value of an unsigned
     attr as its two's complement, e.g. no padding row), and the first enum value of any other attr without a
@@ -298,11 +299,12 @@ def call_params(
             continue
         np_dtype = np.dtype(dtype.numpy_name)
         if stand_ins:
-            params[t.name] = np.broadcast_to(np.zeros((), np_dtype), dims)
+            value = np.broadcast_to(np.zeros((), np_dtype), dims)
         elif np.issubdtype(np_dtype, np.integer):
-            params[t.name] = rng.integers(0, bound, size=dims).astype(np_dtype)
+            value = rng.integers(0, bound, size=dims).astype(np_dtype)
         else:
-            params[t.name] = rng.uniform(0.05, 0.95, size=dims).astype(np_dtype)
+            value = rng.uniform(0.05, 0.95, size=dims).astype(np_dtype)
+        params[t.name] = [value] if t.is_list else value  # a tensor list: a list of the one tensor the shape gives
     for a in spec.attrs:
         if a.name in set_attrs:
             v = set_attrs[a.name]
@@ -367,8 +369,9 @@ def model_section(
     if tl is None:
         return f"performance model: the emulator kept no timeline for this call on {product.name}"
     m = product.cost_model
-    first = next((v for v in params.values() if hasattr(v, "size")), None)
-    per_element = tl.vector_elements / first.size if first is not None and first.size else 0.0
+    first = next((v for v in params.values() if hasattr(v, "size") or isinstance(v, list)), None)
+    size = sum(a.size for a in first) if isinstance(first, list) else getattr(first, "size", 0)
+    per_element = tl.vector_elements / size if size else 0.0
     busy = ", ".join(f"{p} {c:.0f}" for p, c in tl.pipe_busy_cycles.items())
     return "\n".join(
         [

@@ -63,3 +63,17 @@ def test_gather_reads_only_the_gathered_elements() -> None:
     assert m["kernel_bytes"] == k * 8 + k * 4 + k * 4
     assert m["gm_over_minimum"] == 1.0
     assert m["dma_mean_bytes"] > 1024  # tiles of indices and outputs, not one DMA per element
+
+
+def test_scatter_add_traffic_in_both_strategies() -> None:
+    """ScatterAdd of src [2048, 16] into self [4096, 16] (fp32, INT64 index, sorted positions) on Ascend910B's 48
+    cores, hand counted: atomic, self read and out written once (4096 * 16 * 4 each), index (8 bytes) and src
+    (4 bytes) read once and one atomic add (4 bytes) per index element; deterministic, the same without the
+    atomic adds but the whole index read by each of the 48 cores (along dim 0 every core's rows can be hit)."""
+    a, k, q = gather_traffic.SCATTER_SHAPE
+    assert gather_traffic.scatter_minimum_bytes(a, k, q) == 2 * 4096 * 16 * 4 + 2048 * 16 * 12
+    atomic = gather_traffic.measure_scatter("Ascend910B", "sorted", False)
+    assert atomic["kernel_bytes"] == 2 * 4096 * 16 * 4 + 2048 * 16 * (8 + 4 + 4)
+    owned = gather_traffic.measure_scatter("Ascend910B", "sorted", True)
+    assert owned["block_dim"] == [48]
+    assert owned["kernel_bytes"] == 2 * 4096 * 16 * 4 + 48 * 2048 * 16 * 8 + 2048 * 16 * 4

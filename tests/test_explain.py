@@ -382,3 +382,28 @@ def test_the_model_section_builds_the_spec_it_is_given_not_a_project_op_of_that_
     text = model_section(spec, catalogue.get("Ascend910B"), "64,16", None, tmp_path)
     assert text.startswith("performance model: not built (") and "not found: run `opgen generate`" in text
     assert str(tmp_path) in text and "unknown op" not in text
+
+
+def test_the_model_call_of_a_list_op_passes_lists() -> None:
+    """A foreach op's ``--shape`` is one tensor of its lists: the model's call passes each list input as a list
+    of that one array (a bare array was a TypeError from the Python API)."""
+    from codegen.explain import call_params
+
+    spec = next(s for s in SPECS.values() if s.family == "foreach")
+    params = call_params(spec, CATALOGUE.get("Ascend910B"), (10, 7), None)
+    lists = [t.name for t in spec.inputs if t.is_list]
+    assert lists and all(isinstance(params[n], list) and params[n][0].shape == (10, 7) for n in lists)
+
+
+def test_explain_with_specs_reads_its_generated_tree(tmp_path: Path) -> None:
+    """``opgen --specs DIR explain`` builds the model's op from ``DIR/../generated`` when it exists, as check and
+    build do."""
+    import argparse
+
+    from codegen.cli.options import apply_spec_dir_defaults
+
+    (tmp_path / "specs").mkdir()
+    (tmp_path / "generated").mkdir()
+    args = argparse.Namespace(specs=str(tmp_path / "specs"), command="explain", generated=None)
+    apply_spec_dir_defaults(args)
+    assert args.generated == str(tmp_path / "generated")

@@ -27,7 +27,11 @@ def test_the_model_call_has_every_attr_and_input_for_every_op(op: str) -> None:
         assert set(attrs) == {a.name for a in spec.attrs}
         for t in spec.inputs:
             value = params[t.name]
-            assert t.optional or isinstance(value, np.ndarray), (product, t.name)
+            if t.is_list:  # a tensor list: one array per tensor
+                assert isinstance(value, list) and value, (product, t.name)
+                assert all(isinstance(v, np.ndarray) for v in value), (product, t.name)
+            else:
+                assert t.optional or isinstance(value, np.ndarray), (product, t.name)
 
 
 @pytest.mark.parametrize(

@@ -23,7 +23,7 @@ from codegen.check.offsets import device_attrs
 from codegen.check.reference import load_reference
 from codegen.explain import explain
 from codegen.runner import OpCallable
-from codegen.spec.model import OpSpec
+from codegen.spec.model import DType, OpSpec
 from codegen.specs import load_project
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -93,9 +93,14 @@ def test_explain_equals_the_generated_tiling_function(
         values = {a.name: set_attrs.get(a.name, a.default) for a in spec.attrs}
         dev = spec.device_interface
         # a device input carrying an int_array attr (the reduced dims' sizes): explain reduces the last dim
+        # and one carrying a scalar attr: one element of its OpDef column's dtype for the tensor it is like
         request = {
             "inputs": [
-                {"shape": [1], "dtype": d.dtype.name} if d.dtype is not None else tensor[d.source or ""]
+                {"shape": [1], "dtype": d.dtype.name}
+                if d.dtype is not None
+                else {"shape": [1], "dtype": d.like_dtype(DType[tensor[d.like]["dtype"]]).name}
+                if d.like is not None
+                else tensor[d.source or ""]
                 for d in dev.inputs
             ],
             "outputs": [tensor[d.source or ""] for d in dev.outputs],
@@ -136,6 +141,11 @@ def test_opdef_reads_back_as_the_spec(family: str, product: str, built_op: Calla
         for reg, t in zip(registered, tensors, strict=True):
             if t.dtype is not None:  # an int_array attr as a 1-d tensor: REQUIRED, of its one dtype
                 assert (reg["param_type"], set(reg["dtypes"])) == ("REQUIRED", {t.dtype.ge_name}), t.name
+                continue
+            if t.like is not None:  # a scalar attr as a one-element tensor: REQUIRED, of its like tensor's dtypes
+                like = spec.tensor(t.like)
+                mapped = {t.like_dtype(d).ge_name for d in like.dtypes if prod.supports(d)}
+                assert (reg["param_type"], set(reg["dtypes"])) == ("REQUIRED", mapped), t.name
                 continue
             aclnn = spec.tensor(t.source)
             # a tensor list registers DYNAMIC (ops-nn's foreach OpDefs)

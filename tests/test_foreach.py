@@ -1,6 +1,7 @@
 """The foreach family's mechanism on aclnnForeachSqrt (Ascend910B, one build): the list split the generated
 tiling function hands the kernel, the GM traffic of one launch over a list, PyTorch's ``torch._foreach_sqrt``
-as the independent oracle, and the quick check matrix.
+as the independent oracle, and the quick check matrix; the binary and scalar APIs against PyTorch's
+``torch._foreach_*`` (in place too).
 
 Expected values come from the arrays themselves (element counts, bytes), from arithmetic on the spec's tiling
 parameters (32 KiB of the list per core) or from PyTorch, never from the project's planner."""
@@ -105,6 +106,35 @@ def test_a_null_tensor_in_the_list_is_161001(built_op: Callable[[str, str], OpCa
     assert info.value.status == 161001
 
 
+@pytest.mark.parametrize(
+    ("op", "params", "status", "message"),
+    [
+        ("foreach_mul_list", {"x1": "ab", "x2": "aH"}, 161002, "x2[1] must have dtype DT_FLOAT, but has DT_FLOAT16"),
+        ("foreach_mul_list", {"x1": "ab", "x2": "aw"}, 161002, "x1[1] (shape [3]) and x2[1] (shape [4])"),
+        ("foreach_mul_list", {"x1": "aN", "x2": "ab"}, 161001, "non-null argument for x1[1]"),
+        ("foreach_sqrt", {"x": "I"}, 161002, "x[0] has dtype DT_INT8, which is not supported"),
+        ("foreach_sqrt", {"x": "aH"}, 161002, "x[1] must have dtype DT_FLOAT, but has DT_FLOAT16"),
+    ],
+)
+def test_per_element_messages_name_the_parameter_and_index(
+    op: str, params: dict[str, str], status: int, message: str, built_op: Callable[[str, str], OpCallable]
+) -> None:
+    """A per-element check of the lists names the element as the caller's parameter and index (``x2[1]``), as
+    CANN's messages name a tensor by its parameter, not the C++ expression that reads it."""
+    arrays = {
+        "a": np.ones(3, np.float32),
+        "b": np.ones(3, np.float32),
+        "w": np.ones(4, np.float32),
+        "H": np.ones(3, np.float16),
+        "I": np.ones(3, np.int8),
+        "N": None,
+    }
+    with pytest.raises(AclnnError) as info:
+        built_op(op, PRODUCT)(**{name: [arrays[k] for k in keys] for name, keys in params.items()})
+    assert info.value.status == status
+    assert message in str(info.value)
+
+
 def test_quick_check_matrix_passes(built_op: Callable[[str, str], OpCallable]) -> None:
     """Every case of ``opgen check foreach_sqrt --quick`` on Ascend910B in FLOAT (value, status and status-matrix
     cases) passes, and the matrix holds the list shapes the family promises."""
@@ -169,3 +199,55 @@ def test_in_place_and_strided_outputs_leave_everything_else_untouched(
     assert np.all(holder[others] == -7.0)
     for a, k in zip(source, kept, strict=True):
         np.testing.assert_array_equal(a, k)
+
+
+#: The scalar APIs against PyTorch: (op, the list names, the scalar attr and its value, the torch call on the
+#: lists). Each scalar is exact in every dtype, and each product with it too (-0.5 in AddListV2: one rounding,
+#: the sum's, in the kernel's Muls-then-Add as in PyTorch's x1 + alpha * x2).
+SCALAR_APIS = {
+    "foreach_mul_scalar_v2": (("x",), "scalar", -1.75, lambda ls: torch._foreach_mul(ls[0], -1.75)),
+    "foreach_add_scalar_v2": (("x",), "scalar", -1.75, lambda ls: torch._foreach_add(ls[0], -1.75)),
+    "foreach_add_list_v2": (("x1", "x2"), "alpha", -0.5, lambda ls: torch._foreach_add(ls[0], ls[1], alpha=-0.5)),
+    "foreach_maximum_scalar_v2": (("x",), "scalar", -1.75, lambda ls: torch._foreach_maximum(ls[0], -1.75)),
+}
+
+
+@pytest.mark.parametrize("op", list(SCALAR_APIS))
+def test_scalar_apis_against_torch_and_in_place(op: str, built_op: Callable[[str, str], OpCallable]) -> None:
+    """The V2 scalar APIs against ``torch._foreach_mul`` / ``_foreach_add`` / ``_foreach_maximum`` (a list and a
+    scalar, or two lists and alpha; no NaN: CANN's Maxs differs from PyTorch there, see the spec's notes) on
+    lists of 40 tensors with empty and 0-d ones (and in FLOAT a list of 256, the most one call takes), in every
+    dtype, bit for bit (see :data:`SCALAR_APIS`; BF16 computed in FLOAT by both). The in-place call (``out`` is
+    the first list, as ``torch._foreach_mul_``) leaves every tensor equal to the out-of-place result and no
+    byte of the guarded buffer around the list changed."""
+    from codegen.check.in_place import GUARD_BYTE, guarded_copy
+    from codegen.runner import ScalarArg
+
+    names, attr, value, oracle = SCALAR_APIS[op]
+    f = built_op(op, PRODUCT)
+    gen = torch.Generator().manual_seed(5)
+    shapes: list[tuple[int, ...]] = [(k % 5 + 1, 3 * k + 1) for k in range(36)] + [(0,), (), (2, 0), (9000,)]
+    for dtype, count in (("FLOAT", 256), ("FLOAT16", 40), ("BF16", 40)):
+        torch_dtype = {"FLOAT": torch.float32, "FLOAT16": torch.float16, "BF16": torch.bfloat16}[dtype]
+        store = ml_dtypes.bfloat16 if dtype == "BF16" else None
+
+        def arrays(ts: list[torch.Tensor], store: object = store) -> list[np.ndarray]:
+            return [t.float().numpy().astype(store) if store else t.numpy() for t in ts]
+
+        listed = (shapes * 7)[:count]
+        lists = [[(torch.rand(s, generator=gen) * 20 - 10).to(torch_dtype) for s in listed] for _ in names]
+        want = arrays(list(oracle(lists)))
+        scalar = ScalarArg(value, "FLOAT16" if dtype == "FLOAT16" else "FLOAT")
+        given = {n: arrays(ts) for n, ts in zip(names, lists, strict=True)}
+        got = f(**given, **{attr: scalar})
+        assert len(got) == count
+        for g, w in zip(got, want, strict=True):
+            assert g.shape == w.shape and g.dtype == w.dtype and g.tobytes() == w.tobytes()
+        guarded = guarded_copy(given[names[0]])
+        updated = f(**{**given, names[0]: guarded.arrays, "out": guarded.arrays}, **{attr: scalar})
+        assert all(u is a for u, a in zip(updated, guarded.arrays, strict=True))
+        for a, w in zip(guarded.arrays, want, strict=True):
+            assert a.tobytes() == w.tobytes()
+        assert guarded.touched() == 0
+    guarded.buffer[guarded.tensors[0][1]] ^= 0xFF  # one byte just past the first tensor: the guard sees it
+    assert guarded.touched() == 1 and GUARD_BYTE == 0xA5

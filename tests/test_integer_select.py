@@ -11,15 +11,13 @@ harness). The emulated Cast refuses the conversions no NpuArch has; the rule's s
 
 from __future__ import annotations
 
-import json
-import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
+from generated_mutant import kernel_mutant_results
 
 from codegen.families.elementwise.boundary import boundary_values
 from codegen.families.elementwise.cases.value_cases import BEYOND_FP32_INTEGERS
@@ -107,18 +105,9 @@ def test_an_uncorrected_nearest_rounding_int32_compare_fails_the_check_past_2_24
     text = kernel.read_text()
     assert text.count(EXACT) == 1
     kernel.write_text(text.replace(EXACT, NEAREST))
-    report = tmp_path / "check.json"
-    args = ["threshold_backward", "--quick", "--product", "Ascend910B", "--dtype", "INT32"]
-    proc = subprocess.run(
-        [sys.executable, "-m", "codegen", "check", *args, "--generated", str(tree), "--json", str(report)],
-        env={**os.environ},
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=900,
-    )
-    assert proc.returncode == 1, f"the nearest-rounding compare SURVIVED: {proc.stdout[-2000:]}"
-    cases = json.loads(report.read_text())["cases"]
+    # `opgen check threshold_backward --quick --product Ascend910B --dtype INT32 --generated tree`, the kernel at
+    # -O0 for the keys the unmutated op launches (tests/generated_mutant.py)
+    cases = kernel_mutant_results(tree, "threshold_backward", "INT32", "Ascend910B")
     failed = [c["name"] for c in cases if not c["passed"]]
     assert failed == [f"boundary self <= threshold at self = {BEYOND_FP32_INTEGERS} with threshold=3.35544e+07 [4, 33]"]
     assert len(cases) > 50

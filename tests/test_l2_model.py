@@ -829,7 +829,16 @@ def _is_fill(op: str) -> bool:
     return l2_gather.form_of(next(s for s in SPECS.values() if s.op == op))[0] == "fill"
 
 
-@pytest.mark.parametrize(("op", "product"), [c for c in family_cases("gather_scatter") if not _is_fill(c.values[0])])
+def _is_scatter(op: str) -> bool:
+    """Whether ``op`` is a scatter-add, which the gather model does not cover (no L2 model yet; its status cases
+    are the check's)."""
+    return l2_gather.form_of(next(s for s in SPECS.values() if s.op == op))[0] == "scatter_add"
+
+
+@pytest.mark.parametrize(
+    ("op", "product"),
+    [c for c in family_cases("gather_scatter") if not _is_fill(c.values[0]) and not _is_scatter(c.values[0])],
+)
 def test_gather_scatter_api_agrees_with_the_model(
     op: str, product: str, built_op: Callable[[str, str], OpCallable]
 ) -> None:

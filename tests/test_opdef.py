@@ -54,6 +54,8 @@ def test_registered_opdef_matches_spec_on_every_product(op: str, built_op: Calla
                 index.name: [i for _, i in pairs],
                 spec.outputs[0].name: [d for d, _ in pairs],
             }
+            for extra in spec.inputs[2:]:  # a scatter-add's src: the source's dtype
+                want[extra.name] = [d for d, _ in pairs]
         elif spec.dtype_combos or dev.columns:
             # one column per dtype combination (the doc's dtype table) or listed device column the product takes
             listed = spec.dtype_combos or tuple(c.combo for c in dev.columns)
@@ -88,11 +90,15 @@ def test_registered_opdef_matches_spec_on_every_product(op: str, built_op: Calla
                     continue
                 # a device input no aclnn tensor feeds is OPTIONAL with the op's one dtype list
                 # a scalar attr carried as a tensor takes the dtypes of the tensor it is like
+                # (mapped by its dtype_map: ops-nn's ForeachMulScalar registers a FLOAT scalar beside a BF16 x), and
+                # is one REQUIRED tensor even beside a list
                 aclnn = spec.inputs[0] if t.source is None else spec.tensor(t.like or t.source)
-                assert reg["dtypes"] == [d.ge_name for d in want[aclnn.name]], (product_name, t.name)
+                column = [t.like_dtype(d) if t.like else d for d in want[aclnn.name]]
+                assert reg["dtypes"] == [d.ge_name for d in column], (product_name, t.name)
                 assert reg["formats"] == ["FORMAT_ND"] * len(want[aclnn.name])
                 kind = "OPTIONAL" if aclnn.optional or t.source is None else "REQUIRED"
-                assert reg["param_type"] == ("DYNAMIC" if aclnn.is_list else kind)  # a tensor list: ops-nn's foreach
+                listed = aclnn.is_list and t.like is None
+                assert reg["param_type"] == ("DYNAMIC" if listed else kind)  # a tensor list: ops-nn's foreach
                 assert reg["auto_contiguous"] == t.auto_contiguous, (product_name, t.name)
         attrs = opdef["attrs"]
         assert [a["name"] for a in attrs] == [a.name for a in dev.attrs]
@@ -113,10 +119,14 @@ REGISTERED_OPS = sorted(op for op, s in SPECS.items() if s.op_type in RECORDED)
 
 def test_every_recorded_entry_names_its_opdef_file_and_covers_the_specs() -> None:
     """Each record names the ops-nn OpDef file it was read from; every OpType a spec uses is recorded, but
-    the ones the EmbeddingDenseBackward, IndexSelect, Embedding, Take, Gather and IndexFillTensor specs define
-    themselves (ops-nn's EmbeddingDense OpTypes take other inputs; its GatherV2 takes the axis as a tensor and,
-    as its Embedding and GatherElements, is registered for Ascend950 only; its IndexFill takes the indices as
-    given, where IndexFillSlices takes them sorted and distinct)."""
+    the ones the EmbeddingDenseBackward, IndexSelect, Embedding, Take, Gather, IndexFillTensor and ScatterAdd
+    specs define themselves (ops-nn's EmbeddingDense OpTypes take other inputs; its GatherV2 takes the axis as a
+    tensor and, as its Embedding and GatherElements, is registered for Ascend950 only; its IndexFill takes the
+    indices as given, where IndexFillSlices takes them sorted and distinct; its ScatterElementsV2 updates its
+    input in place with attrs reduction and include_self, where ScatterAddAlongDim writes out), and the foreach
+    OpTypes whose ops-nn OpDef has integer columns the family's kernels do not compute (ForeachMulList,
+    ForeachMulScalar, ForeachAddScalar, ForeachAddList, ForeachMaximumScalar; their specs' notes say so) or, on
+    Ascend950, a FLOAT scalar beside a FLOAT16 list."""
     for name, entry in RECORDED.items():
         assert entry["source"].startswith("hicann/ops-nn ") and entry["source"].endswith("_def.cpp"), name
         assert sorted(s for group in entry["dtypes"] for s in group.split(",")) == sorted(entry["socs"]), name
@@ -124,10 +134,15 @@ def test_every_recorded_entry_names_its_opdef_file_and_covers_the_specs() -> Non
     assert unrecorded == [
         "EmbeddingDenseGradAccumulate",
         "EmbeddingRows",
+        "ForeachAddList",
+        "ForeachAddScalar",
+        "ForeachMaximumScalar",
         "ForeachMulList",
+        "ForeachMulScalar",
         "GatherAlongDim",
         "IndexFillSlices",
         "IndexSelectRows",
+        "ScatterAddAlongDim",
         "TakeElements",
     ]
     assert RECORDED["HardtanhGrad"]["attrs"][0] == {

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from generated_mutant import kernel_mutant_results
 
 from codegen.families.row_reduce.cases.tiling_probes import fit_limit
 from codegen.families.row_reduce.plan.program import program
@@ -179,6 +180,13 @@ def test_mutant_of_the_generated_softmax_is_killed_by_opgen_check(
         assert text.count(anchor) == 1, f"an anchor of {ident} occurs {text.count(anchor)} times"
         text = text.replace(anchor, replacement)
     target.write_text(text)
+    if path == _KERNEL:  # the same check, the kernel at -O0 for the launched keys (tests/generated_mutant.py)
+        results = kernel_mutant_results(root, "softmax", "FLOAT", PRODUCT)
+        failed = [c for c in results if not c["passed"]]
+        assert failed, f"{ident} SURVIVED"
+        names = " ".join(c["name"] + " " + c["message"] for c in failed)
+        assert expect in names, names[:2000]
+        return
     report = tmp_path / "check.json"
     cmd = [sys.executable, "-m", "codegen", "check", "softmax", "--generated", str(root), "--quick"]
     cmd += ["--product", PRODUCT, "--dtype", "FLOAT", "-j", "1", "--json", str(report)]

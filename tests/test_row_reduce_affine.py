@@ -28,6 +28,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from generated_mutant import kernel_mutant_results
 
 from codegen.paths import project_paths
 from codegen.runner import AclnnError, compile_op
@@ -110,21 +111,28 @@ def test_two_row_inputs_pass_the_check_and_a_kernel_reading_bias_per_row_fails(
     assert any(str(c["name"]).startswith("row of 2 dims (normalizedShape of 2 dim(s))") for c in cases)
     assert any("FLOAT16" in str(c["dtype"]) and c["status"] == 0 for c in cases)
     # the mutant: bias is a tile input (x's shape), not one row every row reads
-    code, cases = _mutant_check(specs, generated, tmp_path, "{false, true, true};", "{false, true, false};")
-    assert code == 1
+    cases = _mutant_check(specs, generated, tmp_path, "{false, true, true};", "{false, true, false};")
     assert any(not c["passed"] and c["status"] == 0 for c in cases)
 
 
 def _mutant_check(
     specs: Path, generated: Path, tmp_path: Path, old: str, new: str, file: str = KERNEL, case: str = ""
-) -> tuple[int, list[dict[str, object]]]:
+) -> list[dict[str, object]]:
+    """Every result of `opgen check OP --quick --product Ascend910B --generated <mutant>` on a copy of the tree
+    with ``old`` -> ``new`` in ``file``: a kernel mutant runs in-process with the kernel at -O0 for the launched
+    keys (tests/generated_mutant.py); a host-file mutant through the command (``case``: its --case filter), whose
+    exit status must be 1."""
     tree = tmp_path / "mutant"
     shutil.copytree(generated / FOLDER, tree / FOLDER)
     path = tree / FOLDER / file
     text = path.read_text()
     assert text.count(old) == 1, old
     path.write_text(text.replace(old, new))
-    return _check(specs, tree, tmp_path / "mutant.json", case)
+    if file == KERNEL and not case:
+        return kernel_mutant_results(tree, OP, None, "Ascend910B", base=generated, specs_dir=specs)
+    code, cases = _check(specs, tree, tmp_path / "mutant.json", case)
+    assert code == 1
+    return cases
 
 
 def test_a_null_optional_row_input_is_read_as_its_default_never_from_gm(
@@ -138,10 +146,9 @@ def test_a_null_optional_row_input_is_read_as_its_default_never_from_gm(
     l2 = (generated / FOLDER / "op_api/aclnn_affine_row_norm.cpp").read_text()
     assert "const aclTensor *biasContiguous = nullptr;" in l2
     # the unmutated op's null-input calls pass (the first test's check); the mutant reads them from GM
-    code, cases = _mutant_check(
+    cases = _mutant_check(
         specs, generated, tmp_path, "if (Absent(i)) {  // passed as null", "if (false) {  // passed as null"
     )
-    assert code == 1
     failed = [str(c["name"]) + " " + str(c["message"]) for c in cases if not c["passed"]]
     assert failed and all(f.startswith("null ") and "GM bounds" in f for f in failed), failed[:3]
     # a null weight is a tensor of ones the L2 API made (REQUIRED on the device): read from GM, as it should be
@@ -158,7 +165,7 @@ def test_a_null_weight_the_device_op_requires_is_filled_with_its_default_by_the_
     tiling = (generated / FOLDER / "op_host/affine_row_norm_tiling.cpp").read_text()
     assert "GetOptionalInputShape(2)" not in tiling  # weight (device input 2) is never absent
     # the mutant fills a null weight with zeros
-    code, cases = _mutant_check(
+    cases = _mutant_check(
         specs,
         generated,
         tmp_path,
@@ -167,7 +174,6 @@ def test_a_null_weight_the_device_op_requires_is_filled_with_its_default_by_the_
         "op_api/aclnn_affine_row_norm.cpp",
         "*/null weight*",
     )
-    assert code == 1
     failed = {str(c["name"]) for c in cases if not c["passed"]}
     assert {"null weight: rows of 33", "null weight, bias: rank 4"} <= failed, failed
 

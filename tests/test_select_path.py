@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from generated_mutant import kernel_mutant_results
 
 from codegen.paths import project_paths
 
@@ -134,24 +135,11 @@ def test_select_path_mutant_is_killed(project: tuple[Path, Path], tmp_path: Path
     text = path.read_text()
     assert text.count(mutant.old) == mutant.count, f"{mutant.ident}: anchor not found {mutant.count} times"
     path.write_text(text.replace(mutant.old, mutant.new))
-    report = tmp_path / "check.json"
-    proc = _opgen(
-        specs,
-        "check",
-        OP,
-        "--quick",
-        "--product",
-        PRODUCT,
-        "--dtype",
-        "FLOAT",
-        "--generated",
-        str(tree),
-        "--json",
-        str(report),
-    )
-    assert proc.returncode == 1, f"{mutant.ident} SURVIVED: {proc.stdout[-2000:]}"
-    failed = [c for c in json.loads(report.read_text())["cases"] if not c["passed"]]
-    assert failed
+    # `opgen check OP --quick --product PRODUCT --dtype FLOAT --generated tree`, as tests/generated_mutant.py
+    # runs a kernel mutant: the kernel compiled at -O0 for the keys the unmutated op launches
+    results = kernel_mutant_results(tree, OP, "FLOAT", PRODUCT, base=generated, specs_dir=specs)
+    failed = [c for c in results if not c["passed"]]
+    assert failed, f"{mutant.ident} SURVIVED"
     if mutant.kill == "values":
         assert any(c["status"] == 0 for c in failed), failed[0]["message"]
     else:

@@ -1563,8 +1563,8 @@ def test_device_opdef_key_errors(tmp_path: Path, catalogue: Catalogue) -> None:
          "    - {name: r, value: 1, type: int, required: true}"),
     )  # fmt: skip
     assert errs == [
-        f"{f}:34: device.inputs[0].contiguous: unknown key 'contiguous'; allowed: auto_contiguous, dtype, fill, from, "
-        "name, optional",
+        f"{f}:34: device.inputs[0].contiguous: unknown key 'contiguous'; allowed: auto_contiguous, dtype, dtype_map, "
+        "fill, from, like, name, optional",
         f"{f}:35: device.inputs[1].auto_contiguous: expected true or false, got string 'yes'",
         f"{f}:38: device.outputs[0].optional: unknown key 'optional'; allowed: auto_contiguous, from, name",
         f"{f}:41: device.attrs[1].attr_type: unknown attr_type 'required'; allowed: OPTIONAL, REQUIRED",
@@ -2129,7 +2129,7 @@ def test_gather_scatter_compute_checks(tmp_path: Path) -> None:
     edited = text.replace("  dim: 0 ", "  dims: 0 ")
     assert errors_of(path, edited, catalogue)[-1] == (
         f"{f}:{line_of('  dim: 0 ')}: compute.dims: unknown key 'dims'; allowed: dest, dim, direction, index, "
-        "negative_index, source, value"
+        "negative_index, source, src, value"
     )
 
 
@@ -2184,3 +2184,38 @@ def test_a_refused_catalogue_value_gives_one_error_not_a_follow_on_about_its_sta
         "    hw_sync_all: true\n    sys_workspace_bytes: 16777216\n",
     )
     assert catalogue_errors(tmp_path, twin_of_910b) == ["P:37: products[2].bf16: expected true or false, got integer 1"]
+
+
+def test_scatter_add_compute_checks(tmp_path: Path) -> None:
+    """``direction: scatter_add`` on specs/scatter_add.yaml: src with other dtypes than self's, src naming the
+    index, a src key with another direction, an output shape other than self's name; nothing is written."""
+    text = (project_paths().specs / "scatter_add.yaml").read_text()
+    catalogue = load_catalogue(project_paths().specs / "products.yaml")
+    lines = text.splitlines()
+
+    def line_of(fragment: str) -> int:
+        return next(n for n, t in enumerate(lines, 1) if fragment in t)
+
+    path = tmp_path / "scatter_add.yaml"
+    f = str(path)
+    src_dtypes = (
+        "    dtypes: [FLOAT, FLOAT16, BF16, INT32, INT8, UINT8]\n    rank: [0, 8]\n"
+        "    formats: [ND, NCHW, NHWC, HWCN, NDHWC, NCDHW]\n    description: The elements added"
+    )
+    assert src_dtypes in text
+    edited = text.replace(src_dtypes, src_dtypes.replace("INT8, UINT8]", "INT8]"))
+    assert errors_of(path, edited, catalogue)[0] == (
+        f"{f}:{line_of('  src: src')}: compute.src: 'src' must list the dtypes and product_dtypes of 'self' in the "
+        "same order"
+    )
+    edited = text.replace("  src: src", "  src: index")
+    errs = errors_of(path, edited, catalogue)
+    assert any("direction scatter_add takes three different inputs as source, index and src" in e for e in errs), errs
+    edited = text.replace("direction: scatter_add", "direction: gather_elements")
+    assert errors_of(path, edited, catalogue)[0] == (
+        f"{f}:{line_of('  src: src')}: compute.src: src is only allowed with direction scatter_add"
+    )
+    edited = text.replace('shape: "self"', 'shape: "index"')
+    assert errors_of(path, edited, catalogue)[0] == (
+        f"{f}:{line_of('  dest: out')}: compute.dest: output 'out' must have shape 'self', got 'index'"
+    )

@@ -13,6 +13,7 @@ import pytest
 from codegen.families.elementwise.plan import tiling as elementwise
 from codegen.families.foreach.plan import tiling as foreach_tiling
 from codegen.families.gather_scatter.plan import fields as gather_fields
+from codegen.families.gather_scatter.plan import scatter as gather_scatter_plan
 from codegen.families.gather_scatter.plan import tiling as gather_tiling
 from codegen.families.index_accumulate.plan import roles as index_roles
 from codegen.families.index_accumulate.plan import tiling as index_tiling
@@ -73,6 +74,8 @@ def _one(pattern: str) -> Path:
 def test_tiling_header_and_function_follow_the_field_table(op: str) -> None:
     spec = SPECS[op]
     table = FIELD_TABLES[spec.family]
+    if getattr(spec.compute, "scatter", False):  # a scatter-add declares the shared scatter view's fields
+        table = gather_scatter_plan.SCATTER_FIELDS
     header = _one(f"{spec.folder}/op_host/*_tiling.h").read_text()
     declared = re.findall(r"TILING_DATA_FIELD_DEF\(\s*(\w+),\s*(\w+)\);", header)
     # The table's fields come first, in order and with their types; only float host scalars may follow, and

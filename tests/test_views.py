@@ -53,8 +53,8 @@ def _context_closure(name: str) -> list[str]:
 
 
 def template_variables(name: str) -> set[str]:
-    """The variables template ``name`` reads from its context (its own macros and the renderer's names left
-    out)."""
+    """The variables template ``name`` reads from its context (its own macros, the names its imports bind, which
+    a child template's blocks read from the context, and the renderer's names left out)."""
     found: set[str] = set()
     macros: set[str] = set()
     for t in _context_closure(name):
@@ -62,6 +62,9 @@ def template_variables(name: str) -> set[str]:
         tree = ENV.parse(ENV.loader.get_source(ENV, t)[0])
         found |= meta.find_undeclared_variables(tree)
         macros |= {m.name for m in tree.find_all(nodes.Macro)}
+        macros |= {i.target for i in tree.find_all(nodes.Import)}
+        for f in tree.find_all(nodes.FromImport):
+            macros |= {n[1] if isinstance(n, tuple) else n for n in f.names}
     return found - macros - RENDERER_NAMES
 
 

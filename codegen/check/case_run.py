@@ -16,6 +16,7 @@ import numpy as np
 from codegen.check.cases import DETERMINISM_RUNS, Case
 from codegen.check.compare import plain_number
 from codegen.check.expectation import _bit_differences, _compare_outputs
+from codegen.check.in_place import in_place_params
 from codegen.check.reference import ReferenceCallError, ToleranceError, reference_params
 from codegen.check.results import CaseResult
 from codegen.runner import AclnnError, OpCallable, device_memory, numpy_dtype
@@ -200,6 +201,7 @@ def _run_case_once(fn: OpCallable, case: Case, ref: ModuleType) -> CaseResult:
             before = {n: np.array(params[n], copy=True) for n in case.untouched}
             for order, seed in runs:
                 fresh = _fresh_outputs(params, spec.output_names) if len(runs) > 1 else params
+                fresh, guards = in_place_params(fresh, case.in_place)
                 result = fn(
                     core_order=order,
                     seed=seed,
@@ -207,6 +209,9 @@ def _run_case_once(fn: OpCallable, case: Case, ref: ModuleType) -> CaseResult:
                     formats=case.formats or None,
                     **fresh,
                 )
+                touched = sum(g.touched() for g in guards)
+                if touched:
+                    raise _Verdict(f"an in-place call changed {touched} byte(s) beside the tensors it updates")
                 # each run's outputs are its own arrays (fresh copies or allocated by the call): no copy needed
                 # a nullable output passed as null comes back as None (nothing to compare)
                 results = result if isinstance(result, tuple) else (result,)

@@ -34,6 +34,9 @@ class Case:
     ``core_order``/``deterministic`` are run options. ``tags``: ``multicore`` marks a value case chosen
     to split over several cores (the determinism subset). ``rounded_to``: outputs whose values the L2 API
     computes in a narrower dtype and casts (a device column the product lacks: its one-dtype column runs).
+    ``in_place``: ``(output, input)`` pairs of an in-place call: each run passes a fresh copy of the input's
+    arrays as both (:mod:`codegen.check.in_place`, which also proves that no byte beside them changed); the
+    reference reads the input as given.
     ``untouched``: outputs the call must not write.
     """
 
@@ -53,6 +56,7 @@ class Case:
     #: outputs (by name) the L2 API computes in a narrower float dtype (spec dtype name) and casts to theirs:
     #: each element must be a value of that dtype, and is compared with the reference as one (its half ULP)
     rounded_to: dict[str, str] = field(default_factory=dict)
+    in_place: tuple[tuple[str, str], ...] = ()
     #: outputs (by name) given as arrays that the call must leave as they were (an output an output mask
     #: leaves out): compared byte for byte with their content before the call, never with the reference
     untouched: tuple[str, ...] = ()

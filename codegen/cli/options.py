@@ -186,9 +186,9 @@ def _select(specs: dict[str, OpSpec], names: list[str]) -> dict[str, OpSpec]:
 
 def apply_spec_dir_defaults(args: argparse.Namespace) -> None:
     """With ``--specs DIR`` the generated tree is ``DIR/../generated`` (:func:`codegen.paths.generated_dir_for`):
-    ``generate`` writes there when ``--out`` is not given; ``check`` and ``build`` read it when ``--generated``
-    is not given and it exists (otherwise the project's ``generated/``, for a spec directory that copies the
-    project's specs).
+    ``generate`` writes there when ``--out`` is not given; ``check``, ``build`` and ``explain`` (its performance
+    model's build) read it when ``--generated`` is not given and it exists (otherwise the project's
+    ``generated/``, for a spec directory that copies the project's specs).
 
     Raises:
         UsageError: ``--specs`` names no directory, or (``generate`` without ``--out``) a directory whose
@@ -215,7 +215,7 @@ def apply_spec_dir_defaults(args: argparse.Namespace) -> None:
                 "put the spec directory in a folder of its own (DIR/../generated is written) or pass --out"
             )
         args.out = str(tree)
-    elif command in ("check", "build") and not getattr(args, "generated", None) and tree.is_dir():
+    elif command in ("check", "build", "explain") and not getattr(args, "generated", None) and tree.is_dir():
         args.generated = str(tree)
 
 

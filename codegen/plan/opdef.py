@@ -47,11 +47,12 @@ def device_tensor_specs(spec: OpSpec, tensors: tuple[DeviceTensor, ...]) -> list
     an optional device input no aclnn tensor feeds, the first aclnn input's dtypes as an optional tensor (a
     family whose specs may have a ``device`` section gives every tensor one dtype list); a device input
     carrying an int_array attr is a required 1-d tensor of its one dtype; one carrying a scalar attr takes the
-    dtypes of the aclnn tensor it is ``like``."""
+    dtypes of the aclnn tensor it is ``like`` (in the OpDef mapped by its ``like_map``), as a REQUIRED tensor
+    even when that tensor is a list."""
     out = []
     for d in tensors:
         if d.like is not None:
-            out.append((d, dataclasses.replace(spec.tensor(d.like), name=d.name)))
+            out.append((d, dataclasses.replace(spec.tensor(d.like), name=d.name, is_list=False)))
         elif d.dtype is not None:
             out.append((d, TensorSpec(d.name, (d.dtype,), (1, 1), "", False, None, d.loc)))
         elif d.source is None:
@@ -141,6 +142,8 @@ def opdef_view(spec: OpSpec, products: list[Product]) -> OpDefRegistration:
     lead = next((t for n, t in [*dev_in, *dev_out] if n.dtype is None), None)
 
     def dtypes(d: DeviceTensor, t: TensorSpec, p: Product | None) -> tuple[DType, ...]:
+        if d.like is not None:  # a scalar carrier: its like tensor's column dtypes, mapped where it differs
+            return tuple(d.like_dtype(x) for x in device_dtypes(spec, t, p))
         if d.dtype is not None and lead is not None:
             return (d.dtype,) * len(device_dtypes(spec, lead, p))
         return device_dtypes(spec, t, p)

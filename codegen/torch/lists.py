@@ -140,6 +140,8 @@ def _addcmul(function: Callable[..., Any], in_place: bool) -> ListOp:
 
 #: The ``torch._foreach_*`` functions with a generated op, each in its out-of-place and in-place form. A row whose
 #: API the product does not have (or whose phase 1 refuses the call) leaves the call to eager PyTorch.
+#: ``_foreach_maximum`` has no row: aclnnForeachMaximumScalarV2 gives the scalar for a NaN element (ops-nn's
+#: Maxs), where PyTorch keeps the NaN.
 LIST_OPS: tuple[ListOp, ...] = (
     _unary(torch._foreach_sqrt, "ForeachSqrt", False),
     _unary(torch._foreach_sqrt_, "ForeachSqrt", True),
@@ -149,8 +151,6 @@ LIST_OPS: tuple[ListOp, ...] = (
     _binary_list(torch._foreach_div_, "ForeachDivList", True),
     _list_scalar(torch._foreach_mul, "ForeachMulScalarV2", False),
     _list_scalar(torch._foreach_mul_, "ForeachMulScalarV2", True),
-    _list_scalar(torch._foreach_maximum, "ForeachMaximumScalarV2", False),
-    _list_scalar(torch._foreach_maximum_, "ForeachMaximumScalarV2", True),
     _list_scalar(torch._foreach_pow, "ForeachPowScalarV2", False, "exponent"),
     _list_scalar(torch._foreach_pow_, "ForeachPowScalarV2", True, "exponent"),
     _add_list(torch._foreach_add, False),

@@ -28,7 +28,8 @@ class Report:
             with no row in :data:`TORCH_OPS`, or a call its row's aclnn APIs cannot take, counts once under
             its name (its backward is torch's own, not counted); a row's forward or backward that runs
             eagerly beside a generated other half counts as ``<name>`` or ``<name> backward``.
-            Only calls returning a tensor are counted.
+            Only calls returning a tensor are counted, and not dunder methods or property getters (``x[0]``,
+            ``x.T``, ``x.data``: attribute access, not a torch function).
     """
 
     product: str
@@ -134,6 +135,10 @@ class _Mode(TorchFunctionMode):
         with torch._C.DisableTorchFunction():
             return call.func(*args, **kwargs)
 
+    # Dynamo (torch.compile) must not trace this: it is host code calling the emulator (file system,
+    # ctypes, caches), which Dynamo mistraces. Disabled, every torch call in a compiled function breaks the
+    # graph and runs here eagerly, so each routes or runs in eager PyTorch as outside torch.compile.
+    @torch.compiler.disable
     def __torch_function__(
         self, func: Any, types: Any, args: tuple[Any, ...] = (), kwargs: dict[str, Any] | None = None
     ) -> Any:
@@ -159,8 +164,11 @@ class _Mode(TorchFunctionMode):
                 tensors = [bound[n] for n in row.tensors]
                 return _Pair.apply(call, *tensors)
         result = func(*args, **kwargs)
-        if isinstance(result, torch.Tensor):
-            self.report.eager[getattr(func, "__name__", str(func))] += 1
+        name = getattr(func, "__name__", str(func))
+        # a dunder method (x[0]: __getitem__) or a property getter (x.T, x.data: __get__) is attribute access,
+        # not a torch function the model calls
+        if isinstance(result, torch.Tensor) and not (name.startswith("__") and name.endswith("__")):
+            self.report.eager[name] += 1
         return result
 
     def _list_call(

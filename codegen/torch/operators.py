@@ -12,7 +12,9 @@ import ml_dtypes
 import numpy as np
 import torch
 
+from codegen import registry
 from codegen.runner import OpCallable, compile_op
+from codegen.runner.arguments import call_attrs
 from codegen.spec.model import OpSpec
 from codegen.specs import load_project
 from codegen.torch.table import TORCH_OPS, Args, TorchOp
@@ -94,9 +96,65 @@ def _kernel(spec: OpSpec, product: str) -> Callable[..., Any]:
     return kernel
 
 
+def _numpy_dtype(dtype: torch.dtype) -> np.dtype[Any]:
+    """The NumPy dtype the custom operators convert a tensor of ``dtype`` to (BF16: ``ml_dtypes.bfloat16``),
+    from the names alone (no tensor is made: under a fake mode it would be fake)."""
+    return np.dtype(ml_dtypes.bfloat16) if dtype == torch.bfloat16 else np.dtype(str(dtype).removeprefix("torch."))
+
+
+def _torch_dtype(dtype: np.dtype[Any]) -> torch.dtype:
+    """The tensor dtype of an output array of ``dtype`` (``float32`` -> ``torch.float32``; ``ml_dtypes``'
+    ``bfloat16`` -> ``torch.bfloat16``)."""
+    found = getattr(torch, np.dtype(dtype).name)
+    assert isinstance(found, torch.dtype)
+    return found
+
+
+def _fake(spec: OpSpec) -> Callable[..., Any]:
+    """The fake (meta) kernel of an op's custom operator, for tracing (``torch.compile``, ``FakeTensorMode``,
+    ``meta`` tensors): empty tensors of the outputs' shapes and dtypes, on the first input's device, from the
+    family's output inference (what :class:`codegen.runner.OpCallable` allocates when the caller passes no
+    output), given arrays of the inputs' shapes and dtypes whose values are never read. Nothing is built or
+    run, so the status phase 1 would answer is not checked: the real call raises it."""
+    names = [n for n in spec.aclnn_order if n in {t.name for t in spec.inputs} | {a.name for a in spec.attrs}]
+    inputs = {t.name: t for t in spec.inputs}
+    attr_names = {a.name for a in spec.attrs}
+
+    def shaped(t: Any) -> np.ndarray | None:
+        if t is None:
+            return None
+        return np.broadcast_to(np.zeros((), _numpy_dtype(t.dtype)), tuple(int(d) for d in t.shape))
+
+    def fake(*args: Any) -> Any:
+        params = dict(zip(names, args))
+        tensors = [t for v in params.values() for t in (v if isinstance(v, (list, tuple)) else [v])]
+        device = next((t.device for t in tensors if isinstance(t, torch.Tensor)), torch.device("cpu"))
+        arrays: dict[str, Any] = {
+            n: (None if v is None else tuple(shaped(e) for e in v)) if inputs[n].is_list else shaped(v)
+            for n, v in params.items()
+            if n in inputs
+        }
+        attrs = call_attrs(spec, {n: v for n, v in params.items() if n in attr_names})
+        inferred = registry.family(spec.family).infer_outputs(spec, arrays, attrs)
+
+        def empty(a: Any) -> Any:
+            if a is None:
+                return None
+            if isinstance(a, (list, tuple)):
+                return [empty(e) for e in a]
+            return torch.empty(a.shape, dtype=_torch_dtype(a.dtype), device=device)
+
+        outs = tuple(empty(inferred[n]) for n in spec.output_names)
+        return outs[0] if len(outs) == 1 else outs
+
+    return fake
+
+
 def register(product: str) -> str:
     """Defines every op of ``product`` (each spec listing it) as a custom operator and returns the
-    namespace (``torch.ops.<namespace>.<snake name>``). Idempotent; ops are built on first call.
+    namespace (``torch.ops.<namespace>.<snake name>``). Idempotent; ops are built on first call. Each has a
+    CPU kernel (also the kernel of a call with no tensor, an empty list), a fake kernel (:func:`_fake`) and an
+    autograd formula.
 
     Raises:
         KeyError: unknown product (the message lists the catalogue's).
@@ -111,7 +169,12 @@ def register(product: str) -> str:
             for spec in specs.values():
                 if prod in spec.products:
                     lib.define(schema(spec))
-                    lib.impl(spec.snake, _kernel(spec, prod), "CPU")
+                    kernel = _kernel(spec, prod)
+                    lib.impl(spec.snake, kernel, "CPU")
+                    torch.library.register_fake(f"{ns}::{spec.snake}", _fake(spec), lib=lib)
+                    # a call with no tensor (an empty list) has no dispatch key: PyTorch's dispatcher gives it
+                    # the CompositeExplicitAutograd kernel (its Undefined entry), which is the CPU kernel
+                    lib.impl(spec.snake, kernel, "CompositeExplicitAutograd")
             by_op = {s.op: s for s in specs.values() if prod in s.products}
             differentiable: set[str] = set()
             for row in TORCH_OPS:

@@ -615,6 +615,14 @@ void TestOpgenTestOp(bool is910) {
          "kernel fault: %d '%s'", r.phase2, r.message.c_str());
   stats = opgen_rt_last_launch_stats();
   EXPECT(Contains(stats, "\"ok\": false") && Contains(stats, "\"status\": 361001"), "%s", stats.c_str());
+  // The L2 API's ViewCopy into y is planned away (the kernel writes y itself); an element the kernel leaves
+  // unwritten must arrive as the fresh output's garbage (the poison byte), not as y's earlier value (0 here).
+  r = RunTestOp(xv, ACL_FLOAT, nullptr, -3, 3, false, 1.0F);
+  uint32_t bits = 0;
+  const float first = static_cast<float>(r.y[0]);
+  std::memcpy(&bits, &first, sizeof(bits));
+  EXPECT(r.phase2 == 0 && std::isnan(r.y[0]) && r.y[1] == 2.0, "unwritten element: %d y0=%g (bits %08x) y1=%g '%s'",
+         r.phase2, r.y[0], bits, r.y[1], r.message.c_str());
   // INT32 has a kernel only where the OpDef's config says so.
   r = RunTestOp(xv, ACL_INT32, nullptr, 0, 3, false, 1.0F);
   if (is910) {

@@ -82,11 +82,12 @@ def roles(spec: OpSpec) -> tuple[str, str, str, str | None]:
 
 
 def form_of(spec: OpSpec) -> tuple[str, int]:
-    """``("attr" | "const" | "flatten" | "elements" | "fill", constant dim)`` of the op's ``compute``
-    (``elements``: its ``direction`` is ``gather_elements``; ``fill``: ``fill``)."""
+    """``("attr" | "const" | "flatten" | "elements" | "fill" | "scatter_add", constant dim)`` of the op's
+    ``compute`` (``elements``: its ``direction`` is ``gather_elements``; ``fill``: ``fill``; ``scatter_add``:
+    ``scatter_add``, which this model does not cover)."""
     c: Any = spec.compute
-    if getattr(c, "direction", "") == "fill":
-        return "fill", 0
+    if getattr(c, "direction", "") in ("fill", "scatter_add"):
+        return c.direction, 0
     if getattr(c, "direction", "") == "gather_elements":
         return "elements", 0
     if getattr(c, "flatten", False):

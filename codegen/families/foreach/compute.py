@@ -9,9 +9,12 @@ uses)::
       out: "sqrt(x)"
 
 The formula is lowered to one AscendC vector instruction: a call of a function of :data:`UNARY_FUNCTIONS` on
-the one input list (``sqrt(x)``), or an operator of :data:`BINARY_OPERATORS` between the two input lists
-(``x1 * x2``), each tensor of the second list of its tensor's shape in the first. Every problem is recorded at
-its line; the model is frozen.
+the one input list (``sqrt(x)``), an operator of :data:`BINARY_OPERATORS` between the two input lists
+(``x1 * x2``), each tensor of the second list of its tensor's shape in the first, or an operator of
+:data:`SCALAR_OPERATORS` (or a call of :data:`SCALAR_FUNCTIONS`, ``max(x, scalar)``) between the one input list
+and a ``scalar`` attr (``x * scalar``: the aclScalar
+reaches the kernel as a one-element device tensor, the spec's ``device`` input carrying the attr). Every
+problem is recorded at its line; the model is frozen.
 """
 
 from __future__ import annotations
@@ -42,13 +45,16 @@ class UnaryFunction:
             include/basic_api/kernel_operator_vec_unary_intf.h; ``Mul(dst, src0, src1, count)``,
             kernel_operator_vec_binary_intf.h).
         words: the function in words, for the API document.
-        arity: the input lists it reads (1: a function call, 2: a binary operator).
+        arity: the input lists it reads (1: a function call or a scalar operator, 2: a binary operator).
+        scalar: whether it takes a scalar attr as its second operand (``Muls(dst, src, scalarValue, count)``,
+            kernel_operator_vec_binary_scalar_intf.h).
     """
 
     name: str
     instruction: str
     words: str
     arity: int = 1
+    scalar: bool = False
 
 
 #: The unary functions the family's kernels compute, by formula name.
@@ -64,6 +70,27 @@ BINARY_OPERATORS: dict[str, UnaryFunction] = {
     )
 }
 
+#: The operators between an input list and a scalar attr, by formula operator.
+SCALAR_OPERATORS: dict[str, UnaryFunction] = {
+    f.name: f
+    for f in (
+        UnaryFunction("+", "Adds", "the sum with the scalar", 1, True),
+        UnaryFunction("*", "Muls", "the product with the scalar", 1, True),
+    )
+}
+
+#: The functions of an input list and a scalar attr, by formula name (``max(x, scalar)``: ``Maxs``, whose
+#: result for a NaN element is the scalar: the vector max returns the other operand for a NaN).
+SCALAR_FUNCTIONS: dict[str, UnaryFunction] = {
+    f.name: f for f in (UnaryFunction("max", "Maxs", "the larger of each element and the scalar", 1, True),)
+}
+
+#: The operators between two lists whose second operand is scaled by a scalar attr first (``x1 + alpha * x2``:
+#: ``Muls`` of the second tile, then the operator; ops-nn's ForeachAddList kernel), by formula operator.
+SCALED_OPERATORS: dict[str, UnaryFunction] = {
+    f.name: f for f in (UnaryFunction("+", "Add", "the sum with the scalar times the second list", 2, True),)
+}
+
 #: The dtypes the family's kernels take (FLOAT16 and BF16 tiles are computed in fp32 where the op says so).
 FOREACH_DTYPES: tuple[DType, ...] = (DType.FLOAT, DType.FLOAT16, DType.BF16)
 
@@ -73,12 +100,13 @@ class ForeachCompute:
     """The formula of a foreach op.
 
     Attributes:
-        sources: the input tensor lists the formula reads, in its order (one per operand of ``function``).
+        sources: the input tensor lists the formula reads, in its order (one per list operand of ``function``).
         dest: the output tensor list it writes (``dest[i]`` has ``sources[0][i]``'s shape and dtype).
         function: the function or operator applied to every element (:data:`UNARY_FUNCTIONS`,
             :data:`BINARY_OPERATORS`).
         formula: the formula's text, as written.
         loc: the ``compute`` entry.
+        scalar: the scalar attr the formula reads (a :data:`SCALAR_OPERATORS` form), or None.
     """
 
     sources: tuple[str, ...]
@@ -86,6 +114,7 @@ class ForeachCompute:
     function: UnaryFunction
     formula: str
     loc: SourceLoc
+    scalar: str | None = None
 
     @property
     def source(self) -> str:
@@ -103,8 +132,11 @@ def parse_compute(node: YNode, ctx: ComputeContext) -> ForeachCompute | None:
     Checks: every input and the one output are tensor lists (``list: true``) of dtypes among
     :data:`FOREACH_DTYPES`, all of the first input's dtypes, the output with the shape rule ``<first input>``;
     the section has exactly one key, the output's name, whose formula is a call of a function of
-    :data:`UNARY_FUNCTIONS` on the one input, or an operator of :data:`BINARY_OPERATORS` between the two
-    inputs in their spec order. Every problem is recorded in ``ctx.reader`` at its line.
+    :data:`UNARY_FUNCTIONS` on the one input, an operator of :data:`BINARY_OPERATORS` between the two
+    inputs in their spec order, one of :data:`SCALAR_OPERATORS` between the one input and the op's one
+    ``scalar`` attr (``x * scalar``) or a call of :data:`SCALAR_FUNCTIONS` on both (``max(x, scalar)``), or
+    with two inputs and a scalar attr one of :data:`SCALED_OPERATORS` (``x1 + alpha * x2``). Every problem is
+    recorded in ``ctx.reader`` at its line.
 
     Returns:
         The model, or None when a key is missing or wrong.
@@ -141,29 +173,58 @@ def parse_compute(node: YNode, ctx: ComputeContext) -> ForeachCompute | None:
         r.error(formula_node, exc.message)
         return None
     names = tuple(t.name for t in ctx.inputs)
-    function = _lowering(expr, names)
+    scalars = tuple(a.name for a in ctx.attrs if a.type == "scalar")
+    scalar = scalars[0] if len(scalars) == 1 else None
+    function = (
+        _scaled(expr, names, scalar) if len(names) == 2 and scalar is not None else _lowering(expr, names, scalar)
+    )
     if function is None:
         forms = (
             [f"{f}({names[0]})" for f in UNARY_FUNCTIONS]
+            if len(names) == 1 and scalar is None
+            else [f"{names[0]} {o} {scalar}" for o in SCALAR_OPERATORS]
+            + [f"{f}({names[0]}, {scalar})" for f in SCALAR_FUNCTIONS]
             if len(names) == 1
+            else [f"{names[0]} {o} {scalar} * {names[1]}" for o in SCALED_OPERATORS]
+            if scalar is not None
             else [f"{names[0]} {o} {names[1]}" for o in BINARY_OPERATORS]
         )
         r.error(formula_node, f"the foreach family computes {', '.join(forms)}; got '{text}'")
         return None
     if not ok:
         return None
-    return ForeachCompute(names, dst.name, function, text, node.loc)
+    return ForeachCompute(names, dst.name, function, text, node.loc, scalar if function.scalar else None)
 
 
-def _lowering(expr: object, names: tuple[str, ...]) -> UnaryFunction | None:
-    """The instruction of ``expr`` over the input lists ``names`` (in their order), or None for another form."""
+def _lowering(expr: object, names: tuple[str, ...], scalar: str | None) -> UnaryFunction | None:
+    """The instruction of ``expr`` over the input lists ``names`` (in their order) and the scalar attr
+    ``scalar`` (None: the op has none), or None for another form."""
     if len(names) == 1 and isinstance(expr, Call) and expr.func in UNARY_FUNCTIONS and len(expr.args) == 1:
         arg = expr.args[0]
         return UNARY_FUNCTIONS[expr.func] if isinstance(arg, Name) and arg.id == names[0] else None
-    if len(names) == 2 and isinstance(expr, Binary) and expr.op in BINARY_OPERATORS:
-        left, right = expr.left, expr.right
-        if isinstance(left, Name) and isinstance(right, Name) and (left.id, right.id) == names:
-            return BINARY_OPERATORS[expr.op]
+    if len(names) == 1 and scalar is not None and isinstance(expr, Call) and expr.func in SCALAR_FUNCTIONS:
+        args = [a.id for a in expr.args if isinstance(a, Name)]
+        return SCALAR_FUNCTIONS[expr.func] if args == [names[0], scalar] else None
+    if not isinstance(expr, Binary) or not isinstance(expr.left, Name) or not isinstance(expr.right, Name):
+        return None
+    pair = (expr.left.id, expr.right.id)
+    if len(names) == 2 and expr.op in BINARY_OPERATORS and pair == names:
+        return BINARY_OPERATORS[expr.op]
+    if len(names) == 1 and scalar is not None and expr.op in SCALAR_OPERATORS and pair == (names[0], scalar):
+        return SCALAR_OPERATORS[expr.op]
+    return None
+
+
+def _scaled(expr: object, names: tuple[str, ...], scalar: str | None) -> UnaryFunction | None:
+    """The operator of ``x1 <op> scalar * x2`` over the two input lists ``names`` and the scalar attr, or None."""
+    if len(names) != 2 or scalar is None or not isinstance(expr, Binary) or expr.op not in SCALED_OPERATORS:
+        return None
+    left, right = expr.left, expr.right
+    if not (isinstance(left, Name) and left.id == names[0] and isinstance(right, Binary) and right.op == "*"):
+        return None
+    a, b = right.left, right.right
+    if isinstance(a, Name) and isinstance(b, Name) and (a.id, b.id) == (scalar, names[1]):
+        return SCALED_OPERATORS[expr.op]
     return None
 
 

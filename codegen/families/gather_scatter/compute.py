@@ -46,6 +46,22 @@ source's dtype. An index value outside ``[-A, A)`` is refused in phase 1 (161002
 ``negative_index`` says what an index below 0 selects: ``zero`` a row of zeros (as any value outside ``[0,
 A)``), ``wrap`` the row ``index + A`` when that is in ``[0, A)`` (PyTorch's rule), a row of zeros otherwise.
 
+``direction: scatter_add`` (aclnnScatterAdd, ``Tensor.scatter_add``) adds instead of reading: ``out`` is
+``source`` with ``src[c]`` added at ``c`` with dim's coordinate replaced by ``index[c]``, for every element ``c``
+of ``index`` (duplicates add up)::
+
+    compute:
+      direction: scatter_add  # out = source; out[c with dim <- index[c]] += src[c]
+      source: self            # the tensor added into (out has its shape and dtype)
+      index: index            # INT32/INT64 input of source's rank: extents <= src's, and <= source's outside dim
+      src: src                # the input the added elements come from (source's dtypes)
+      dest: out
+      dim: dim                # an int64 attr, in [-rank, rank) (a 0-d tensor counts as rank 1)
+
+The op has these three inputs, one output and the one attr; the output's shape rule is the source's name. An
+index outside ``[0, A)`` adds nothing (CANN documents only values inside it). The kernel is the shared
+element scatter-add (``templates/common/scatter_kernel.j2``, :mod:`codegen.plan.scatter`).
+
 The family registry (:mod:`codegen.registry`) finds the parser as ``parse_compute``.
 """
 
@@ -68,11 +84,13 @@ if TYPE_CHECKING:
 __all__ = ["parse_compute"]
 
 #: The directions the family generates.
-DIRECTIONS: tuple[str, ...] = ("gather", "gather_elements", "fill")
+DIRECTIONS: tuple[str, ...] = ("gather", "gather_elements", "fill", "scatter_add")
 #: The direction that gathers one source element per index element (``torch.gather``).
 ELEMENTS = "gather_elements"
 #: The direction that sets the slices along dim an index array names to a value (``Tensor.index_fill``).
 FILL = "fill"
+#: The direction that adds src's elements into the source at the index's positions (``Tensor.scatter_add``).
+SCATTER_ADD = "scatter_add"
 #: The dtype of the positions tensor the L2 API of a fill hands the device op.
 FILL_INDEX_DTYPE = DType.INT64
 #: Index dtypes the kernels read (the tiling key's index digit is the position).
@@ -102,6 +120,7 @@ class GatherScatterCompute:
         loc: the ``compute`` entry.
         value: for ``direction: fill``, the scalar attr holding the fill value (``index`` then names an
             int_array attr); None otherwise.
+        src: for ``direction: scatter_add``, the input whose elements are added; None otherwise.
     """
 
     direction: str
@@ -115,6 +134,12 @@ class GatherScatterCompute:
     loc: SourceLoc
     elements: bool = False
     value: str | None = None
+    src: str | None = None
+
+    @property
+    def scatter(self) -> bool:
+        """Whether the op adds src's elements at the index's positions (``direction: scatter_add``)."""
+        return self.src is not None
 
     @property
     def fill(self) -> bool:
@@ -149,7 +174,7 @@ class GatherScatterCompute:
 
     def shape_rule(self) -> str:
         """The output shape rule ``dim``'s kind asks for (the spec's output ``shape`` must be this text)."""
-        if self.fill:
+        if self.fill or self.scatter:
             return self.source
         if self.elements:
             return self.index
@@ -184,7 +209,7 @@ class GatherScatterCompute:
         Raises:
             ValueError: the dim is out of range for ``source``.
         """
-        if self.fill:
+        if self.fill or self.scatter:
             if dim_value is None:
                 raise ValueError(f"the attr {self.dim} needs a value")
             rank = max(len(source), 1)
@@ -240,14 +265,19 @@ def parse_gather_scatter_compute(node: YNode, ctx: ComputeContext) -> GatherScat
         The model, or None when a key is missing or wrong.
     """
     r = ctx.reader
-    m = r.mapping(node, ("direction", "source", "index", "dest", "dim"), ("negative_index", "value"))
+    m = r.mapping(node, ("direction", "source", "index", "dest", "dim"), ("negative_index", "value", "src"))
     if m is None:
         return None
     direction_node = m.get("direction")
     if isinstance(direction_node, YScalar) and direction_node.value == FILL:
         return _parse_fill(node, m, ctx)
+    if isinstance(direction_node, YScalar) and direction_node.value == SCATTER_ADD:
+        return _parse_scatter(node, ctx)
     if "value" in m:
         r.error(m["value"], f"value is only allowed with direction {FILL}")
+        return None
+    if "src" in m:
+        r.error(m["src"], f"src is only allowed with direction {SCATTER_ADD}")
         return None
     ok = True
     inputs = {t.name: t for t in ctx.inputs}
@@ -418,6 +448,86 @@ def _parse_fill(node: YNode, m: Mapping[str, YNode], ctx: ComputeContext) -> Gat
         "wrap",
         node.loc,
         value=names["value"],
+    )
+    out = outputs[names["dest"]]
+    if out.shape is not None and to_source(out.shape) != model.shape_rule():
+        r.error(
+            m["dest"], f"output '{model.dest}' must have shape '{model.shape_rule()}', got '{to_source(out.shape)}'"
+        )
+        return None
+    return model
+
+
+def _parse_scatter(node: YNode, ctx: ComputeContext) -> GatherScatterCompute | None:
+    """The ``direction: scatter_add`` form: ``source``, ``index`` and ``src`` name the op's three inputs (the
+    index's dtypes among :data:`INDEX_DTYPES`, src's and the output's dtypes the source's, index and src of the
+    source's rank range), ``dest`` its one output (shape rule the source's name), ``dim`` its one int64 attr; no
+    ``negative_index`` (a value outside ``[0, A)`` adds nothing). Every problem is recorded in ``ctx.reader`` at
+    its line; None then."""
+    r = ctx.reader
+    m = r.mapping(node, ("direction", "source", "index", "src", "dest", "dim"), ())
+    if m is None:
+        return None
+    ok = True
+    inputs = {t.name: t for t in ctx.inputs}
+    outputs = {t.name: t for t in ctx.outputs}
+    attrs = {a.name: a for a in ctx.attrs}
+    names: dict[str, str] = {}
+    wanted = (
+        ("source", inputs, None, "an input"),
+        ("index", inputs, None, "an input"),
+        ("src", inputs, None, "an input"),
+        ("dest", outputs, None, "an output"),
+        ("dim", attrs, "int64", "an int64 attr"),
+    )
+    for key, among, kind, what in wanted:
+        name = r.string(m[key])
+        if name is None:
+            ok = False
+            continue
+        if name not in among or (kind is not None and getattr(among[name], "type", None) != kind):
+            r.error(m[key], f"'{name}' is not {what}; direction {SCATTER_ADD} takes {what} as {key}")
+            ok = False
+            continue
+        names[key] = name
+    if len({names.get(k) for k in ("source", "index", "src")} - {None}) < sum(
+        k in names for k in ("source", "index", "src")
+    ):
+        r.error(node, f"direction {SCATTER_ADD} takes three different inputs as source, index and src")
+        ok = False
+    if "index" in names and not ctx.require_dtypes(
+        m["index"], inputs[names["index"]], INDEX_DTYPES, "an index input takes"
+    ):
+        ok = False
+    for key in ("src", "dest"):
+        if "source" in names and key in names:
+            t = (inputs if key == "src" else outputs)[names[key]]
+            if not _same_dtypes(inputs[names["source"]], t):
+                r.error(
+                    m[key],
+                    f"'{names[key]}' must list the dtypes and product_dtypes of '{names['source']}' in the same order",
+                )
+                ok = False
+    for key in ("index", "src"):
+        if "source" in names and key in names and inputs[names[key]].rank != inputs[names["source"]].rank:
+            r.error(m[key], f"input '{names[key]}' must have the rank range of '{names['source']}'")
+            ok = False
+    if len(ctx.inputs) != 3 or len(ctx.outputs) != 1 or len(ctx.attrs) != 1:
+        r.error(node, f"direction {SCATTER_ADD} takes exactly three inputs, one output and one attr (dim)")
+        ok = False
+    if not ok:
+        return None
+    model = GatherScatterCompute(
+        SCATTER_ADD,
+        names["source"],
+        names["index"],
+        names["dest"],
+        names["dim"],
+        None,
+        False,
+        "zero",
+        node.loc,
+        src=names["src"],
     )
     out = outputs[names["dest"]]
     if out.shape is not None and to_source(out.shape) != model.shape_rule():

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 from codegen.check.constraints import TensorStandIn
 from codegen.families.gather_scatter.compute import GatherScatterCompute
 from codegen.families.gather_scatter.plan.fill import FILL_TILES, fill_decision
+from codegen.families.gather_scatter.plan.scatter import scatter_decision
 from codegen.families.gather_scatter.plan.tiling import (
     LINE_BYTES,
     MODE_WINDOWS,
@@ -19,6 +20,7 @@ from codegen.families.gather_scatter.plan.tiling import (
     pqa,
     tiling_decision,
 )
+from codegen.plan.scatter import gm_traffic
 from codegen.spec.model import DType, OpSpec, Product
 
 __all__ = ["explain_tensors", "explain_tiling", "shape_call"]
@@ -61,6 +63,12 @@ def shape_call(
         tensors: dict[str, object] = {comp.source: TensorStandIn(shape, dt), comp.dest: TensorStandIn(shape, dt)}
         attrs: dict[str, object] = {str(comp.dim): 0, comp.index: positions, str(comp.value): 1.0}
         return tensors, [f"{comp.dim} 0 with {len(positions)} positions (every other one), {comp.value} 1"], attrs
+    if comp.scatter:  # an index and src of self's shape along dim 0
+        i = _index_dtype(spec)
+        tensors = {comp.source: TensorStandIn(shape, dt), comp.index: TensorStandIn(shape, i)}
+        tensors[str(comp.src)] = TensorStandIn(shape, dt)
+        tensors[comp.dest] = TensorStandIn(shape, dt)
+        return tensors, [f"{comp.dim} 0 with an index and {comp.src} of {list(shape)}"], {str(comp.dim): 0}
     k = _k(comp, shape)
     idx = _index_shape(comp, shape)
     env: dict[str, object] = {
@@ -84,7 +92,7 @@ def explain_tensors(spec: OpSpec, shape: tuple[int, ...]) -> list[tuple[str, tup
     """The source of ``shape`` and the output (gathered along dim 0 with as many indices as its extent; a fill:
     the source's shape)."""
     comp = _compute(spec)
-    if comp.fill:
+    if comp.fill or comp.scatter:
         return [(f"{comp.source} {list(shape)}", shape), (f"{comp.dest} {list(shape)}", shape)]
     out = comp.out_shape(shape, _index_shape(comp, shape), 0 if comp.dim is not None else None)
     return [(f"{comp.source} {list(shape)}", shape), (f"{comp.dest} {list(out)}", out)]
@@ -100,6 +108,8 @@ def explain_tiling(spec: OpSpec, product: Product, shape: tuple[int, ...], dtype
         return _explain_fill(spec, product, shape, dt)
     if comp.elements:
         return _explain_elements(spec, product, shape, dt)
+    if comp.scatter:
+        return _explain_scatter(spec, product, shape, dt)
     k = _k(comp, shape)
     view, axis = comp.view(shape, 0)
     how = "flattened" if comp.flatten else "along dim 0"
@@ -164,6 +174,28 @@ def _explain_elements(spec: OpSpec, product: Product, shape: tuple[int, ...], dt
             f"  cores: {t.units_per_core} element(s) per core, the first {t.units_former_num} one more",
         ]
     )
+
+
+def _explain_scatter(spec: OpSpec, product: Product, shape: tuple[int, ...], dt: DType) -> str:
+    """The tiling lines of a scatter-add along dim 0 with an index and src of self's shape, without and with
+    ACL_OPT_DETERMINISTIC: the strategy and why, the core split, the UB window and the modelled GM bytes."""
+    head = f"tiling for {list(shape)} ({dt.name}) scatter-added along dim 0 by an index of its shape"
+    if 0 in shape:
+        return f"{head}: none (self or index is empty; the aclnn API launches nothing)"
+    it = _index_dtype(spec)
+    lines = []
+    for det in (False, True):
+        t = scatter_decision(spec, product, (shape, shape, shape), 0, dt, it, det)
+        moved, least = gm_traffic(t.plan, t.view, dt.itemsize, it.itemsize)
+        lines += [
+            f"{head}{', deterministic' if det else ''}: A {t.view.axis_len}, {t.view.index_num} index elements; "
+            f"tiling key {t.tiling_key}, blockDim {t.block_dim} of {product.vector_core_num}, workspace "
+            f"{product.sys_workspace_bytes} bytes (system workspace only)",
+            f"  strategy {t.reason}",
+            f"  cores: {t.units} 64-byte line(s) of out split evenly; UB window {t.window_len} elements, index tile "
+            f"{t.tile_len}; GM {moved} bytes modelled, minimum {least} ({moved / least:.2f} x)",
+        ]
+    return "\n".join(lines)
 
 
 if TYPE_CHECKING:  # mypy checks this module against the contract's protocols (codegen.registry.contract)

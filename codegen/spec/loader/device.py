@@ -67,6 +67,8 @@ def read_device(
     seen: dict[str, str] = {}
 
     int_arrays = {a.name for a in attrs if a.type == "int_array"}
+    scalars = {a.name for a in attrs if a.type == "scalar"}
+    scalars_named: set[str] = set()  # scalar attrs a device input names (a failed entry reported its own error)
 
     host_inputs: tuple[str, ...] = ()
     if "host_inputs" in m and family and not registry.family(family).host_inputs:
@@ -81,7 +83,7 @@ def read_device(
             e = r.mapping(
                 item,
                 ("name",),
-                ("from", "optional", "auto_contiguous", "dtype", "fill")
+                ("from", "optional", "auto_contiguous", "dtype", "fill", "like", "dtype_map")
                 if key == "inputs"
                 else ("from", "auto_contiguous"),
             )
@@ -124,6 +126,20 @@ def read_device(
                     out.append(DeviceTensor(name, source, item.loc, auto_contiguous, dtype))
                 elif dtype is not None:
                     r.error(e["name"], f"device name '{name}' is reserved or already used; choose another name")
+                continue
+            if key == "inputs" and source in scalars:
+                scalars_named.add(source)
+                carrier = _scalar_input(st, e, item, name, source, auto_contiguous, inputs)
+                if carrier is not None and name not in reserved and name not in seen:
+                    seen[name] = key
+                    out.append(carrier)
+                elif carrier is not None:
+                    r.error(e["name"], f"device name '{name}' is reserved or already used; choose another name")
+                continue
+            for extra in ("like", "dtype_map"):
+                if extra in e:
+                    r.error(e[extra], f"only a device input carrying a scalar attr has '{extra}'")
+            if "like" in e or "dtype_map" in e:
                 continue
             if "dtype" in e:
                 r.error(e["dtype"], "only a device input carrying an int_array attr has a dtype (its tensor's)")
@@ -263,7 +279,7 @@ def read_device(
                 default = v
         used_attrs.add(source)
         dev_attrs.append(DeviceAttr(name, source, type_, default, item.loc, required=required))
-    used_attrs |= {d.source for d in dev_inputs if d.dtype is not None and d.source is not None}
+    used_attrs |= {d.source for d in dev_inputs if d.dtype is not None and d.source is not None} | scalars_named
     missing_attrs = [a.name for a in attrs if a.name not in used_attrs and a.name not in host_attrs]
     if missing_attrs and "" not in used_attrs:
         arrays = [a.name for a in attrs if a.name in missing_attrs and a.is_array]
@@ -496,6 +512,50 @@ def _array_input_dtype(st: ParseState, e: dict[str, YNode], item: YNode, source:
         st.r.error(e["dtype"], f"the dtype of an int_array's tensor is INT32 or INT64, not {dtype.name}")
         return None
     return dtype
+
+
+def _scalar_input(
+    st: ParseState,
+    e: dict[str, YNode],
+    item: YNode,
+    name: str,
+    source: str,
+    auto_contiguous: bool,
+    inputs: tuple[TensorSpec, ...],
+) -> DeviceTensor | None:
+    """The device input ``name`` carrying the scalar attr ``source`` as a one-element tensor (the L2 API makes
+    it with ``ConvertToTensor``): of the dtype of the aclnn input ``like`` (default: the first input) in every
+    dtype column, but where ``dtype_map`` (``{<like dtype>: <dtype>}``, e.g. ``{BF16: FLOAT}``) maps it to
+    another; None (recorded at the key) when ``like`` names no input or the map names a dtype ``like`` does
+    not take, or maps a dtype to itself."""
+    r = st.r
+    if "dtype" in e:
+        r.error(e["dtype"], "a device input carrying a scalar attr takes its dtypes from 'like' and 'dtype_map'")
+        return None
+    if "fill" in e:
+        r.error(e["fill"], "fill: true is for a device input carrying an optional aclnn input, not a scalar attr")
+        return None
+    like = r.string(e["like"]) if "like" in e else (inputs[0].name if inputs else None)
+    tensor = next((t for t in inputs if t.name == like), None)
+    if tensor is None:
+        at = e.get("like", item)
+        r.error(at, f"'like' must name an aclnn input; allowed: {', '.join(t.name for t in inputs) or '(none)'}")
+        return None
+    pairs: list[tuple[DType, DType]] = []
+    if "dtype_map" in e:
+        m = r.mapping(e["dtype_map"], (), tuple(d.name for d in DType))
+        if m is None:
+            return None
+        for key, node in m.items():
+            dst = r.dtype(node)
+            if dst is None:
+                return None
+            src = DType[key]
+            if src not in tensor.all_dtypes or dst is src:
+                r.error(node, f"dtype_map maps a dtype of '{tensor.name}' to another; {key} -> {dst.name} does not")
+                return None
+            pairs.append((src, dst))
+    return DeviceTensor(name, source, item.loc, auto_contiguous, like=tensor.name, like_map=tuple(pairs))
 
 
 def _list_bool_default(st: ParseState, node: YNode, length: tuple[int, int] | None) -> tuple[bool, ...] | None:

@@ -37,6 +37,9 @@ class DeviceTensor:
             dtype its one-element tensor takes in every dtype column (the L2 API makes it with
             ``aclOpExecutor::ConvertToTensor`` or ``AllocHostTensor``, as ops-nn's aclnnIndexFillTensor passes
             its value); None otherwise.
+        like_map: for such a device input, ``(dtype of like, its own dtype)`` for each dtype column where the
+            one-element tensor takes another dtype than the ``like`` tensor (ops-nn's ForeachMulScalar registers
+            a FLOAT ``scalar`` beside a BF16 ``x``); empty when it always takes the ``like`` tensor's.
         fill: the spec's ``fill: true`` on a device input carrying an optional aclnn input with a ``default``
             (a family that fills, ``Family.fill_inputs``): the OpDef registers it REQUIRED, and the L2 API passes
             a tensor of the default in place of a null one (ops-nn's aclnnLayerNormBackward fills a null weight
@@ -50,6 +53,11 @@ class DeviceTensor:
     dtype: DType | None = None
     like: str | None = None
     fill: bool = False
+    like_map: tuple[tuple[DType, DType], ...] = ()
+
+    def like_dtype(self, dtype: DType) -> DType:
+        """The dtype of this scalar carrier in the dtype column where its ``like`` tensor has ``dtype``."""
+        return dict(self.like_map).get(dtype, dtype)
 
 
 @dataclass(frozen=True)

@@ -191,6 +191,11 @@ struct LaunchResult {
 // that point into no region are passed unchanged.
 LaunchResult RunKernel(const LaunchRequest &request);
 
+// Whether the tiling-key listing mode is on (environment variable OPGEN_RT_LIST_TILING_KEYS names a file): a
+// launch then only records its tiling key, and the host writes nothing it would write for a kernel (the
+// poisoning of a copy planned away, InitValue).
+bool ListingTilingKeys();
+
 // Process-wide scheduling settings, set from Python through opgen_rt_set_core_order.
 void SetCoreOrder(CoreOrder order, uint64_t seed);
 CoreOrder GetCoreOrder();

@@ -1058,6 +1058,11 @@ LaunchResult Launch::Run() {
 
 }  // namespace device
 
+bool ListingTilingKeys() {
+  const char *path = std::getenv("OPGEN_RT_LIST_TILING_KEYS");
+  return path != nullptr && *path != '\0';
+}
+
 namespace {
 // The tiling-key listing mode (environment variable OPGEN_RT_LIST_TILING_KEYS=<file>, set by `opgen check
 // --sanitize` for its key pre-pass, codegen/check/driver.py): a launch appends its tiling key, one decimal
@@ -1065,10 +1070,10 @@ namespace {
 // launch reports success). The keys a call launches are fixed by its host code (tiling), before any kernel
 // runs, so the listing is the same as a real run's. Returns whether the launch was listed instead of run.
 bool ListedInsteadOfRun(uint64_t tilingKey) {
-  const char *path = std::getenv("OPGEN_RT_LIST_TILING_KEYS");
-  if (path == nullptr || *path == '\0') {
+  if (!ListingTilingKeys()) {
     return false;
   }
+  const char *path = std::getenv("OPGEN_RT_LIST_TILING_KEYS");
   static std::mutex mu;
   std::lock_guard<std::mutex> lock(mu);
   if (std::FILE *f = std::fopen(path, "a")) {

@@ -55,7 +55,7 @@ struct LaunchTask {
   std::string opType;
   std::string kernelName;
   KernelEntry entry = nullptr;
-  std::vector<const aclTensor *> inputs;   // per OpDef input: the tensor (nullptr: absent, or a list)
+  std::vector<const aclTensor *> inputs;  // per OpDef input: the tensor (nullptr: absent, or a list)
   std::vector<const aclTensor *> outputs;
   // Per OpDef input / output: whether it is a tensor list (DYNAMIC), and its tensors.
   std::vector<bool> inputIsList;
@@ -74,6 +74,11 @@ struct LaunchTask {
   std::vector<uint64_t> workspaceSizes;
   uint64_t workspaceBytes = 0;   // sum of workspaceSizes
   uint64_t workspaceOffset = 0;  // into the phase-2 workspace
+  // Caller tensors a ViewCopy of an output was planned away onto (l0op::ViewCopy): the kernel writes them
+  // directly. They are poisoned before the kernel runs, as the output it replaces was fresh device memory
+  // whose every byte the copy would carry over: a byte the kernel leaves unwritten arrives as garbage, as on
+  // an NPU.
+  std::vector<const aclTensor *> poisonFirst;
 };
 
 using Task = std::variant<HostTask, LaunchTask>;

@@ -1,5 +1,6 @@
 // ascend-opgen host emulation: the L0 host ops (l0op::Contiguous, Cast, BroadcastTo, ViewCopy). Phase 1
 // records them as executor tasks; phase 2 runs them on host memory (RunHostTask).
+#include <algorithm>
 #include <array>
 #include <cstring>
 
@@ -90,6 +91,23 @@ bool IsRowMajor(const op::Shape &shape, const op::Strides &strides) {
     expected *= shape.GetDim(d - 1);
   }
   return true;
+}
+
+}  // namespace
+
+namespace {
+
+// Whether `t` and `y` (caller tensors with storage) share bytes of their storage; false for a tensor without
+// storage yet (an executor's intermediate) or for nullptr.
+bool SharesMemory(const aclTensor *t, const aclTensor *y) {
+  if (t == nullptr || y == nullptr || t->GetStorageAddr() == nullptr || y->GetStorageAddr() == nullptr) {
+    return false;
+  }
+  const auto *a = static_cast<const uint8_t *>(t->GetStorageAddr());
+  const auto *b = static_cast<const uint8_t *>(y->GetStorageAddr());
+  const int64_t aBytes = t->GetStorageShape().GetShapeSize() * static_cast<int64_t>(op::TypeSize(t->GetDataType()));
+  const int64_t bBytes = y->GetStorageShape().GetShapeSize() * static_cast<int64_t>(op::TypeSize(y->GetDataType()));
+  return a < b + bBytes && b < a + aBytes;
 }
 
 }  // namespace
@@ -198,13 +216,22 @@ const aclTensor *ViewCopy(const aclTensor *x, const aclTensor *y, aclOpExecutor 
   // When the destination is a plain contiguous tensor of the same shape and the source is what the previous
   // task produced, that task writes the destination directly: the copy (one extra read and write of the
   // whole output) is planned away.
+  // Not onto a destination whose memory a tensor the task reads shares (an in-place call): the kernel would
+  // read what it has already written.
   if (y->IsContiguous() && y->GetViewOffset() == 0 && x->GetViewShape() == y->GetViewShape() && state.Owns(x) &&
       !state.tasks.empty()) {
     bool redirected = false;
     if (auto *launch = std::get_if<opgen_rt::LaunchTask>(&state.tasks.back())) {
+      const bool shared =
+          std::any_of(launch->inputs.begin(), launch->inputs.end(),
+                      [y](const aclTensor *t) { return SharesMemory(t, y); }) ||
+          std::any_of(launch->inputLists.begin(), launch->inputLists.end(), [y](const auto &list) {
+            return std::any_of(list.begin(), list.end(), [y](const aclTensor *t) { return SharesMemory(t, y); });
+          });
       for (const aclTensor *&output : launch->outputs) {
-        if (output == x) {
+        if (output == x && !shared) {
           output = state.Pin(y);
+          launch->poisonFirst.push_back(output);
           redirected = true;
         }
       }

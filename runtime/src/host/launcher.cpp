@@ -534,10 +534,16 @@ aclnnStatus RunLaunchTask(const LaunchTask &task, uint8_t *workspace, LaunchStat
   stats.workspaceBytes = task.workspaceBytes;
   stats.tilingData = task.tilingData;
 
+  const bool listing = ListingTilingKeys();  // no kernel runs, so nothing is written for one
+  for (const aclTensor *out : task.poisonFirst) {  // a copy planned away: the fresh output it replaces
+    if (out->GetData() != nullptr && !listing) {
+      std::memset(out->GetData(), 0xFF, static_cast<size_t>(TensorBytes(out)));
+    }
+  }
   // InitValue initialises an output only when the tiling called SetNeedAtomic(true) (CANN's InitValue and
   // SetNeedAtomic documentation: used together, otherwise the initialisation does not take effect).
   for (const auto &init : task.outputInitValues) {
-    if (!task.needAtomic) {
+    if (!task.needAtomic || listing) {
       break;
     }
     std::vector<const aclTensor *> targets{task.outputs[init.first]};

@@ -13,9 +13,10 @@ import numpy as np
 
 from codegen.check.cases import ACLNN_ERR_PARAM_INVALID, ACLNN_ERR_PARAM_NULLPTR, Case
 from codegen.check.status_matrix import status_matrix
+from codegen.families.foreach.cases.values import CASE_SCALAR, scalar_dtype
 from codegen.families.foreach.compute import ForeachCompute
 from codegen.plan.tensor_lists import MAX_LIST_TENSORS
-from codegen.runner import numpy_dtype
+from codegen.runner import ScalarArg, numpy_dtype
 from codegen.spec.model import DType, OpSpec, Product
 
 
@@ -36,8 +37,12 @@ def status_cases(spec: OpSpec, product: Product, dtypes: list[DType]) -> Iterato
         outs = (np.zeros((2, 3), np_dt), np.zeros((5,), np_dt))
         p: dict[str, Any] = {n: tuple(np.full(a.shape, k + 1, np_dt) for a in xs) for k, n in enumerate(comp.sources)}
         p[out] = outs
+        if comp.scalar is not None:
+            p[comp.scalar] = ScalarArg(CASE_SCALAR, kernel_scalar.name if kernel_scalar else "DOUBLE")
         p.update(over)
         return p
+
+    kernel_scalar = scalar_dtype(spec, dt)
 
     base = good()
     other = next(d for d in (DType.FLOAT16, DType.FLOAT) if d is not dt)
@@ -96,6 +101,16 @@ def status_cases(spec: OpSpec, product: Product, dtypes: list[DType]) -> Iterato
             ACLNN_ERR_PARAM_INVALID,
             good(**{second: (base[second][0], np.ones((6,), np_dt))}),
         )
+    if comp.scalar is not None:  # ops-nn's V2 APIs: null first, then the scalar's dtype for the list's
+        sc = comp.scalar
+        wrong = next(d for d in (DType.FLOAT16, DType.FLOAT) if d is not kernel_scalar)
+        yield case(f"null {sc} -> 161001", ACLNN_ERR_PARAM_NULLPTR, good(**{sc: None}))
+        yield case(
+            f"{sc} {wrong.name} ({x} {dt.name}) -> 161002",
+            ACLNN_ERR_PARAM_INVALID,
+            good(**{sc: ScalarArg(CASE_SCALAR, wrong.name)}),
+        )
+        yield case(f"{sc} INT32 -> 161002", ACLNN_ERR_PARAM_INVALID, good(**{sc: ScalarArg(3, "INT32")}))
     yield case("empty lists -> 0 (nothing launched)", 0, good(**{n: () for n in (*comp.sources, out)}))
     # one more tensor than one call takes (the list table's MAX_TENSOR_CONT)
     over = MAX_LIST_TENSORS + 1

@@ -1,9 +1,15 @@
 """The value cases of a foreach op: lists of one, two and many tensors of unequal sizes (empty and 0-d ones,
 sizes that are no multiple of a 32-byte block, one tensor large enough to span several cores followed by small
 ones), a list of only empty tensors and an empty list (no launch), more tensors than cores, special values
-(zeros of both signs, infinities, NaN, negative numbers, subnormals), and non-contiguous input and output
-tensors. Every output list is allocated by the call (poisoned device memory: an element the kernel does not
-write is garbage) unless the case passes ``out`` (a strided view, written in place).
+(zeros of both signs, infinities, NaN, negative numbers, subnormals), an in-place call (the first input list
+passed as the output list: :mod:`codegen.check.in_place` proves no byte beside its tensors changed), and
+non-contiguous input and output tensors. Every output list is allocated by the call (poisoned device memory:
+an element the kernel does not write is garbage) unless the case passes ``out`` (a strided view, written in
+place).
+
+A scalar form (``x * scalar``) passes an aclScalar of the dtype its kernel tensor takes for the list's dtype
+(FLOAT16 for a FLOAT16 list, FLOAT otherwise) in every case, and a DOUBLE one (a value no narrower dtype holds)
+in a case of its own.
 
 Each case's name says the list's shapes; ``quick`` leaves out the lists of more tensors than cores and the
 non-contiguous tensors."""
@@ -19,7 +25,7 @@ from codegen.check.cases import Case, uniform_array
 from codegen.families.foreach.compute import ForeachCompute
 from codegen.families.foreach.plan.tiling import core_count
 from codegen.plan.tensor_lists import MAX_LIST_TENSORS
-from codegen.runner import numpy_dtype
+from codegen.runner import ScalarArg, numpy_dtype
 from codegen.spec.model import DType, OpSpec, Product
 
 #: The lists of the value cases by name (``quick``: kept in ``--quick``): shapes in list order.
@@ -31,6 +37,8 @@ LISTS: tuple[tuple[str, bool, tuple[tuple[int, ...], ...]], ...] = (
     ("empty list", True, ()),
     ("many small tensors", True, tuple((k % 7 + 1, 2 * k + 1) for k in range(40))),
 )
+#: The list of the in-place case: an empty and a 0-d tensor, sizes no multiple of a block, one over several cores.
+IN_PLACE_SHAPES: tuple[tuple[int, ...], ...] = ((33,), (0,), (), (20_003,), (7, 9))
 #: Elements of the tensor that spans several cores in the large case (about 1.2 MB of FLOAT), then small ones.
 LARGE_ELEMENTS = 300_007
 
@@ -52,16 +60,37 @@ def _case(spec: OpSpec, product: Product, dtype: DType, name: str, params: dict[
     return Case(spec.snake, product.name, dtype.name, shape, name, params, **kw)
 
 
+def scalar_dtype(spec: OpSpec, dtype: DType) -> DType | None:
+    """The dtype of the one-element tensor a scalar form's device op gets for a list of ``dtype`` (the device
+    input carrying the scalar attr, :meth:`~codegen.spec.model.DeviceTensor.like_dtype`); None for an op without
+    a scalar."""
+    comp = _compute(spec)
+    carrier = next((d for d in spec.device_interface.inputs if d.like is not None and d.source == comp.scalar), None)
+    return None if carrier is None else carrier.like_dtype(dtype)
+
+
+#: The scalar of the value cases (a value FLOAT16 and FLOAT round, negative: signs and the special values
+#: move), and of the DOUBLE case (1/3: each dtype rounds it its own way).
+CASE_SCALAR = -1.7
+DOUBLE_SCALAR = 1.0 / 3.0
+
+
 def value_cases(spec: OpSpec, product: Product, dtypes: list[DType], quick: bool) -> Iterator[Case]:
     """The value cases of ``spec`` on ``product`` for each of ``dtypes`` (see the module docstring). A second
     input list holds tensors of the first's shapes, of values of their own (the special values reversed)."""
     comp = _compute(spec)
     for dtype in dtypes:
         rng = np.random.default_rng(len(dtype.name))
+        kernel_scalar = scalar_dtype(spec, dtype)
+        scalar: dict[str, Any] = {}
+        if comp.scalar is not None and kernel_scalar is not None:
+            scalar[comp.scalar] = ScalarArg(CASE_SCALAR, kernel_scalar.name)
 
-        def lists(first: list[np.ndarray], rng: np.random.Generator = rng, dtype: DType = dtype) -> dict[str, Any]:
+        def lists(
+            first: list[np.ndarray], rng: np.random.Generator = rng, dtype: DType = dtype, scalar: Any = scalar
+        ) -> dict[str, Any]:
             others = {n: [_draw(rng, a.shape, dtype) for a in first] for n in comp.sources[1:]}
-            return {comp.source: first, **others}
+            return {comp.source: first, **others, **scalar}
 
         for name, in_quick, shapes in LISTS:
             if quick and not in_quick:
@@ -89,7 +118,21 @@ def value_cases(spec: OpSpec, product: Product, dtypes: list[DType], quick: bool
         with np.errstate(over="ignore"):
             values = special.astype(numpy_dtype(dtype))
         params = {n: [values[::-1] if k else values, values[:5]] for k, n in enumerate(comp.sources)}
-        yield _case(spec, product, dtype, "zeros, infinities, NaN, negative and subnormal values", params)
+        yield _case(spec, product, dtype, "zeros, infinities, NaN, negative and subnormal values", {**params, **scalar})
+        # in place (torch._foreach_mul_ and the like): the first input list passed as the output list; the
+        # check copies it into one guarded buffer per run and fails on any byte beside its tensors changed
+        in_place = [_draw(rng, s, dtype) for s in IN_PLACE_SHAPES]
+        yield _case(
+            spec,
+            product,
+            dtype,
+            f"in place ({comp.dest} is {comp.source})",
+            lists(in_place),
+            in_place=((comp.dest, comp.source),),
+        )
+        if comp.scalar is not None:
+            double = {comp.scalar: ScalarArg(DOUBLE_SCALAR, "DOUBLE")}
+            yield _case(spec, product, dtype, "a DOUBLE scalar", {**lists([_draw(rng, (3, 67), dtype)]), **double})
         # the most tensors one call takes (the list table's MAX_TENSOR_CONT), a few elements each
         most = [_draw(rng, (1 + k % 3,), dtype) for k in range(MAX_LIST_TENSORS)]
         yield _case(spec, product, dtype, f"{MAX_LIST_TENSORS} tensors (the most one call takes)", lists(most))

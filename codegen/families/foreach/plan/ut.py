@@ -9,7 +9,7 @@ import math
 from codegen.families.foreach.compute import ForeachCompute
 from codegen.families.foreach.plan.tiling import tiling_decision
 from codegen.plan import unit_tests as ut
-from codegen.spec.model import OpSpec, Product
+from codegen.spec.model import DType, OpSpec, Product
 
 #: Tiling cases (one tensor's shape): a small tensor on one core, a tensor split over many cores with a partial
 #: last block, an empty tensor (no launch) and a 0-d tensor.
@@ -27,6 +27,16 @@ def _compute(spec: OpSpec) -> ForeachCompute:
     return spec.compute
 
 
+def _inputs(spec: OpSpec, shape: tuple[int, ...], dtype: DType) -> list[ut.UtTensor]:
+    """The device inputs of a one-tensor call in device order: a tensor of ``shape`` per input list, and for a
+    scalar form the scalar's one-element tensor (of its OpDef column's dtype)."""
+    out = []
+    for d in spec.device_interface.inputs:
+        like = d.like_dtype(dtype) if d.like is not None else None
+        out.append(ut.ut_tensor((1,), like) if like is not None else ut.ut_tensor(shape, dtype))
+    return out
+
+
 def ut_tiling_cases(spec: OpSpec, products: list[Product]) -> list[ut.UtTilingCase]:
     """Every shape of :data:`UT_SHAPES` as a one-tensor list on every product, in each dtype of the input list;
     expectations from :func:`tiling_decision`."""
@@ -41,7 +51,7 @@ def ut_tiling_cases(spec: OpSpec, products: list[Product]) -> list[ut.UtTilingCa
                         p,
                         [dtype.name, "x".join(map(str, shape)) or "scalar"],
                         f"{comp.source}: one {dtype.name} tensor {list(shape)}",
-                        [ut.ut_tensor(shape, dtype) for _ in comp.sources],
+                        _inputs(spec, shape, dtype),
                         [ut.ut_tensor(shape, dtype)],
                         [],
                         d,
@@ -56,8 +66,6 @@ def ut_infer_cases(spec: OpSpec) -> list[ut.UtInferCase]:
     comp = _compute(spec)
     dtype = spec.tensor(comp.source).dtypes[0]
     return [
-        ut.ut_infer_case(
-            name, [ut.ut_tensor(shape, dtype) for _ in comp.sources], [], [(shape, dtype)], f"one tensor {list(shape)}"
-        )
+        ut.ut_infer_case(name, _inputs(spec, shape, dtype), [], [(shape, dtype)], f"one tensor {list(shape)}")
         for name, shape in UT_INFER_SHAPES
     ]

@@ -10,7 +10,7 @@ from typing import Any, ClassVar
 from codegen.families.foreach.compute import ForeachCompute
 from codegen.families.foreach.plan.tiling import DTYPE_KEYS, MAX_LIST_CORES, TILE_BUFFERS, TILING_FIELDS, compute_dtype
 from codegen.families.foreach.plan.ut import ut_infer_cases, ut_tiling_cases
-from codegen.plan import doc_lines
+from codegen.plan import doc_lines, doc_tables
 from codegen.plan.constraints import ConstraintChecks
 from codegen.plan.doc_tables import StatusRow, status_table
 from codegen.plan.products import DtypeGroup
@@ -34,10 +34,21 @@ def compute_of(spec: OpSpec) -> ForeachCompute:
 
 
 @dataclass(frozen=True)
+class ScalarDtype:
+    """The one-element tensor the L2 API makes of the aclScalar for a list of one dtype: ``list_dtype`` and the
+    tensor's ``dtype`` (``DT_*`` names), as the device op's OpDef column pairs them."""
+
+    list_dtype: str
+    dtype: str
+
+
+@dataclass(frozen=True)
 class ListRoles:
     """The names the templates print: the aclnn input lists ``sources`` (``source``: the first, whose shapes every
-    list has) and output list ``dest``, the device op's ``device_ins`` (``device_in``: the first) and
-    ``device_out`` names, the AscendC ``instruction`` and the formula text ``formula``."""
+    list has) and output list ``dest``, the device op's input lists ``device_ins`` (``device_in``: the first),
+    every device input ``kernel_ins`` (the kernel entry's order) and ``device_out`` names, the AscendC
+    ``instruction`` and the formula text ``formula``; for a scalar form, the aclnn ``scalar`` attr, the device
+    input ``device_scalar`` carrying it and its dtype per list dtype ``scalar_dtypes`` (else None and empty)."""
 
     source: str
     sources: tuple[str, ...]
@@ -47,6 +58,10 @@ class ListRoles:
     device_out: str
     instruction: str
     formula: str
+    kernel_ins: tuple[str, ...] = ()
+    scalar: str | None = None
+    device_scalar: str | None = None
+    scalar_dtypes: tuple[ScalarDtype, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -172,15 +187,26 @@ def roles_of(spec: OpSpec) -> ListRoles:
     """The :class:`ListRoles` of ``spec``."""
     comp = compute_of(spec)
     dev = spec.device_interface
+    lists = [d for d in dev.inputs if d.like is None]
+    carrier = next((d for d in dev.inputs if d.like is not None and d.source == comp.scalar), None)
+    scalar_dtypes = (
+        tuple(ScalarDtype(d.ge_name, carrier.like_dtype(d).ge_name) for d in spec.tensor(comp.source).all_dtypes)
+        if carrier is not None
+        else ()
+    )
     return ListRoles(
         comp.source,
         comp.sources,
         comp.dest,
-        dev.inputs[0].name,
-        tuple(d.name for d in dev.inputs),
+        lists[0].name,
+        tuple(d.name for d in lists),
         dev.outputs[0].name,
         comp.function.instruction,
         comp.formula,
+        tuple(d.name for d in dev.inputs),
+        comp.scalar,
+        carrier.name if carrier is not None else None,
+        scalar_dtypes,
     )
 
 
@@ -206,16 +232,30 @@ def _status_rows(spec: OpSpec) -> list[StatusRow]:
     lists = [*comp.sources, o]
     named = ", ".join(f"`{n}`" for n in lists)
     shapes = " and ".join(f"`{n}[i]`" for n in lists[1:])
+    scalar = ""
+    if comp.scalar is not None:
+        pairs = ", ".join(
+            f"{p.dtype.removeprefix('DT_')} for {p.list_dtype.removeprefix('DT_')}"
+            for p in roles_of(spec).scalar_dtypes
+        )
+        scalar = f"; `{comp.scalar}` of another dtype than DOUBLE or the one its list takes ({pairs})"
     return status_table(
-        [f"{named}, a tensor of one of them"],
+        [named, *doc_tables.null_pointer_attrs(spec), "a tensor of one of the lists"],
         f"The product has no kernel for the op; the first tensor of `{s}` of a dtype not supported; a tensor of "
         f"{named} of another dtype than the first tensor of `{s}`; {named} of different sizes; a tensor of `{s}` "
-        f"of more than 8 dimensions; {shapes} of another shape than `{s}[i]`; a tensor of a private storage format.",
+        f"of more than 8 dimensions; {shapes} of another shape than `{s}[i]`; a tensor of a private storage "
+        f"format{scalar}.",
     )
 
 
 def _indexed(comp: ForeachCompute) -> str:
-    """The formula with each list written as its tensor ``[i]`` (``x1[i] * x2[i]``)."""
+    """The formula with each list written as its tensor ``[i]`` (``x1[i] * x2[i]``, ``x[i] * scalar``)."""
+    if comp.scalar is not None and comp.function.arity == 2:
+        return f"{comp.sources[0]}[i] {comp.function.name} {comp.scalar} * {comp.sources[1]}[i]"
+    if comp.scalar is not None and comp.function.name.isidentifier():
+        return f"{comp.function.name}({comp.source}[i], {comp.scalar})"
+    if comp.scalar is not None:
+        return f"{comp.source}[i] {comp.function.name} {comp.scalar}"
     if comp.function.arity == 1:
         return f"{comp.function.name}({comp.source}[i])"
     return f"{comp.sources[0]}[i] {comp.function.name} {comp.sources[1]}[i]"
@@ -231,6 +271,14 @@ def _constraint_lines(spec: OpSpec) -> list[str]:
         f"An empty `{s}` (no tensor), or one whose tensors hold no element, returns success with workspace 0 and "
         "launches nothing.",
         "BF16 is computed in FLOAT and rounded once (CAST_RINT); FLOAT and FLOAT16 in their own dtype.",
+        *(
+            [
+                f"`{comp.scalar}` reaches the kernel as a one-element tensor of the dtype the list is computed in "
+                "(converted with ConvertToTensor: rounded to nearest); each core reads it once."
+            ]
+            if comp.scalar
+            else []
+        ),
         "Deterministic: every output element is computed from its input element alone, whatever the core order.",
     ]
 
@@ -263,7 +311,11 @@ def _family_parts(spec: OpSpec, catalogue: Catalogue, common: Mapping[str, Any])
         "tiling_fields": tiling_field_views(TILING_FIELDS),
         "tensor_groups": {comp.source: common["tensor_groups"][comp.source]},
         "l0_attrs": (),
-        "l0_params": tuple(f"const aclTensorList *{n}" for n in (*comp.sources, comp.dest)),
+        "l0_params": (
+            *(f"const aclTensorList *{n}" for n in comp.sources),
+            *((f"const aclTensor *{comp.scalar}",) if comp.scalar else ()),
+            f"const aclTensorList *{comp.dest}",
+        ),
         "l0_return": "const aclTensorList *",
         "branches": _branches(spec),
         "dtype_keys": _branches(spec),

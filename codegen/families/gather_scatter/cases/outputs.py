@@ -19,11 +19,11 @@ def infer_output(spec: OpSpec, arrays: dict[str, np.ndarray | None], attrs: dict
     so that the aclnn API answers 161001 for the null tensor), and one whose source is empty but whose index
     is not (zeros: the aclnn API launches nothing there and leaves the output as it is, and every index is
     outside the empty source, which the family defines as a row of zeros; the poison would be returned as
-    the result). A fill's output has the source's shape.
+    the result). A fill's and a scatter-add's output has the source's shape.
     """
     comp = spec.compute
     assert isinstance(comp, GatherScatterCompute)
-    if comp.fill:  # the source's shape; an empty source launches nothing (zeros, as above)
+    if comp.fill or comp.scatter:  # the source's shape; an empty source launches nothing (zeros, as above)
         fill_src = arrays.get(comp.source)
         if fill_src is None:
             return device_memory(0, np.float32, (0,))

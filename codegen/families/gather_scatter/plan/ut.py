@@ -6,6 +6,7 @@ import math
 
 from codegen.families.gather_scatter.compute import FILL_INDEX_DTYPE, GatherScatterCompute
 from codegen.families.gather_scatter.plan.fill import fill_decision
+from codegen.families.gather_scatter.plan.scatter import scatter_ut_infer_cases, scatter_ut_tiling_cases
 from codegen.families.gather_scatter.plan.tiling import elements_decision, tiling_decision
 from codegen.plan import unit_tests as ut
 from codegen.spec.model import DType, OpSpec, Product
@@ -121,6 +122,8 @@ def ut_tiling_cases(spec: OpSpec, products: list[Product]) -> list[ut.UtTilingCa
     comp = _compute(spec)
     if comp.fill:
         return _fill_tiling_cases(spec, products)
+    if comp.scatter:
+        return scatter_ut_tiling_cases(spec, comp, products)
     src = spec.tensor(comp.source).dtypes[0]
     idxs = spec.tensor(comp.index).dtypes
     wide = DType.INT64 if DType.INT64 in idxs else idxs[0]
@@ -167,6 +170,8 @@ def ut_infer_cases(spec: OpSpec) -> list[ut.UtInferCase]:
     comp = _compute(spec)
     if comp.fill:
         return _fill_infer_cases(spec)
+    if comp.scatter:
+        return scatter_ut_infer_cases(spec, comp)
     src = spec.tensor(comp.source).dtypes[0]
     idx = DType.INT64 if DType.INT64 in spec.tensor(comp.index).dtypes else spec.tensor(comp.index).dtypes[0]
     out: list[ut.UtInferCase] = []

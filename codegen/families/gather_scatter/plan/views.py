@@ -11,6 +11,18 @@ from codegen.families.gather_scatter.compute import FILL_INDEX_DTYPE, GatherScat
 from codegen.families.gather_scatter.plan.fields import TILING_FIELDS, VIEW_DIMS
 from codegen.families.gather_scatter.plan.fill import FILL_TILES, MODE_FILL, REGBASE_NPU_ARCHS
 from codegen.families.gather_scatter.plan.fill_docs import fill_constraint_lines, fill_status_rows, fill_tiling_lines
+from codegen.families.gather_scatter.plan.scatter import (
+    SCATTER_DTYPE_KEYS,
+    SCATTER_FIELDS,
+    SCATTER_INDEX_KEYS,
+    scatter_key,
+    sum_itemsize,
+)
+from codegen.families.gather_scatter.plan.scatter_docs import (
+    scatter_constraint_lines,
+    scatter_status_rows,
+    scatter_tiling_lines,
+)
 from codegen.families.gather_scatter.plan.tiling import (
     ELEMENT_ALIGN,
     INDEX_KEYS,
@@ -33,7 +45,7 @@ from codegen.plan.opdef import OpDefConfig, OpDefParam, OpDefRegistration, OpDef
 from codegen.plan.products import ArchGroup, arch_groups
 from codegen.plan.shared_views import family_views
 from codegen.plan.signature import L0Attr, l0_params
-from codegen.plan.tiling_fields import tiling_field_views
+from codegen.plan.tiling_fields import TilingField, tiling_field_views
 from codegen.plan.view_bases import AclnnSourceBase, DocBase, KernelBase, L0SourceBase, TilingSourceBase
 from codegen.plan.views import KindView, OpViews, views_by_kind
 from codegen.spec.model import Catalogue, DType, OpSpec, Product
@@ -74,11 +86,19 @@ class Roles:
     elements: bool = False
     value: str = ""
     value_pos: int = -1
+    src: str = ""
+    src_pos: int = -1
 
     @property
     def fill(self) -> bool:
         """Whether the op fills slices (``direction: fill``)."""
         return bool(self.value)
+
+    @property
+    def scatter(self) -> bool:
+        """Whether the op adds src's elements at index's positions (``direction: scatter_add``; ``src`` and
+        ``src_pos`` name its third input)."""
+        return bool(self.src)
 
 
 @dataclass(frozen=True)
@@ -102,6 +122,18 @@ class IndexKey:
 
 
 @dataclass(frozen=True)
+class ScatterDtypeKey:
+    """A scatter's tiling-key dtype digit: ``key``, the ``ge_name``, its ``bytes``, the bytes of the float copy a
+    window sums it in (``sum_bytes``, 0: none) and the NpuArchs whose atomic add takes it (``atomic_archs``)."""
+
+    key: int
+    ge_name: str
+    bytes: int
+    sum_bytes: int
+    atomic_archs: tuple[int, ...]
+
+
+@dataclass(frozen=True)
 class KernelBranch:
     """One branch of the kernel entry: its tiling ``key``, storage type ``width_type`` and ``index_type``."""
 
@@ -109,6 +141,7 @@ class KernelBranch:
     width_type: str
     index_type: str
     comment: str
+    atomic: bool = False
 
 
 @dataclass(frozen=True)
@@ -156,6 +189,8 @@ class TilingSourceView(TilingSourceBase):
     roles: Roles
     tile_buffers: int
     width_keys: tuple[WidthKey, ...]
+    scatter_archs: tuple[ArchGroup, ...]
+    scatter_dtype_keys: tuple[ScatterDtypeKey, ...]
 
 
 @dataclass(frozen=True)
@@ -212,6 +247,23 @@ def roles_of(spec: OpSpec) -> Roles:
             value=comp.value,
             value_pos=2,
         )
+    if comp.scatter:
+        assert comp.src is not None and comp.dim is not None
+        return Roles(
+            comp.source,
+            comp.index,
+            comp.dest,
+            comp.dim,
+            spec.input_names.index(comp.source),
+            spec.input_names.index(comp.index),
+            spec.attr_names.index(comp.dim),
+            0,
+            False,
+            False,
+            f"around {comp.dim}",
+            src=comp.src,
+            src_pos=spec.input_names.index(comp.src),
+        )
     if comp.flatten:
         around = f"flattened (P = Q = 1, A = numel({comp.source}))"
     elif comp.dim is None:
@@ -255,6 +307,8 @@ def _opdef(spec: OpSpec, products: list[Product], attrs: Any) -> OpDefRegistrati
             comp.source: param(comp.source, [d for d, _ in cols]),
             comp.index: param(comp.index, [i for _, i in cols]),
         }
+        if comp.src is not None:
+            ins[comp.src] = param(comp.src, [d for d, _ in cols])
         return OpDefTensors(
             inputs=tuple(ins[n] for n in spec.input_names), outputs=(param(comp.dest, [d for d, _ in cols]),)
         )
@@ -283,6 +337,8 @@ def _status_rows(spec: OpSpec) -> list[StatusRow]:
     comp = compute_of(spec)
     if comp.fill:
         return fill_status_rows(spec, comp)
+    if comp.scatter:
+        return scatter_status_rows(spec, comp)
     src, idx, dst = spec.tensor(comp.source), spec.tensor(comp.index), spec.tensor(comp.dest)
     s, i, o = comp.source, comp.index, comp.dest
     ranks = [f"`{t.name}` of rank above {t.rank[1]}" for t in (src, idx, dst)]
@@ -311,6 +367,8 @@ def _constraint_lines(spec: OpSpec, catalogue: Catalogue) -> list[str]:
     comp = compute_of(spec)
     if comp.fill:
         return fill_constraint_lines(spec, comp)
+    if comp.scatter:
+        return scatter_constraint_lines(spec, comp, catalogue)
     s, i, o = comp.source, comp.index, comp.dest
     if comp.elements:
         view = (
@@ -364,6 +422,8 @@ def _tiling_lines(spec: OpSpec) -> list[str]:
     comp = compute_of(spec)
     if comp.fill:
         return fill_tiling_lines(spec, comp)
+    if comp.scatter:
+        return scatter_tiling_lines(spec, comp)
     if comp.elements:
         return [
             "Every size and offset is int64; an index is "
@@ -417,11 +477,43 @@ def _family_parts(spec: OpSpec, catalogue: Catalogue, common: Mapping[str, Any])
         for w in width_keys
         for d in index_dtypes
     ]
+    if comp.scatter:
+        atomic_dtypes = {d for p in products for d in p.atomic_add_dtypes if p.data_copy_pad and p.hw_sync_all}
+        branches = [
+            KernelBranch(
+                scatter_key(d, i),
+                SCATTER_DTYPE_KEYS[d][1],
+                SCATTER_INDEX_KEYS[i][1],
+                f"{d.name}, {comp.index} {i.name}",
+                d in atomic_dtypes,
+            )
+            for d in src.all_dtypes
+            for i in index_dtypes
+        ]
     dim_attrs = [L0Attr(comp.dim, f"int64_t {comp.dim}", comp.dim)] if comp.dim is not None else []
+    fields: tuple[TilingField[Any], ...] = SCATTER_FIELDS if comp.scatter else TILING_FIELDS
+    scatter_parts: dict[str, Any] = {"scatter_archs": (), "scatter_dtype_keys": ()}
+    if comp.scatter:
+        scatter_parts = {
+            "scatter_archs": arch_groups([p for p in products if p.data_copy_pad and p.hw_sync_all]),
+            "scatter_dtype_keys": [
+                ScatterDtypeKey(
+                    SCATTER_DTYPE_KEYS[d][0],
+                    d.ge_name,
+                    d.itemsize,
+                    sum_itemsize(d),
+                    tuple(sorted({p.npu_arch for p in products if d in p.atomic_add_dtypes})),
+                )
+                for d in src.all_dtypes
+            ],
+        }
     return {
+        **scatter_parts,
         "roles": roles_of(spec),
         "opdef": common["opdef"] if comp.fill else _opdef(spec, products, common["opdef"].attrs),
-        "tiling_fields": tiling_field_views(TILING_FIELDS, source=comp.source, index=comp.index),
+        "tiling_fields": tiling_field_views(
+            fields, source=comp.source, index=comp.index, dest=comp.dest, src=comp.src or comp.source
+        ),
         "tensor_groups": {comp.source: common["tensor_groups"][comp.source]},
         "index_dtype_list": ", ".join(f"op::DataType::{d.ge_name}" for d in index_dtypes),
         "l0_attrs": dim_attrs,

@@ -59,16 +59,18 @@ __aicore__ inline void CopyUbToGm(GlobalTensor<T> dst, const LocalTensor<T> &src
 
 // One core's share of a binary op over two tensor lists of equal shapes: y[t][i] = Op(x1[t][i], x2[t][i]) for the
 // elements from (startTensor, startOffset) to (endTensor, endOffset) (end exclusive), read as one stream. `T`, `C`
-// and the copies as ListUnary's; `Op` has `static void Apply(const LocalTensor<C> &dst, const LocalTensor<C> &a,
-// const LocalTensor<C> &b, int32_t count)`. UB: two tiles of T per input queue and two out, and two tiles of C for
-// the casts when C differs from T.
+// and the copies as ListUnary's; `Op` has `void Apply(const LocalTensor<C> &dst, const LocalTensor<C> &a, const
+// LocalTensor<C> &b, int32_t count)` (static, or a member of the `op` Init stores; it may overwrite `b`). UB: two tiles
+// of T per input queue and two out, and two tiles of C for the casts when C differs from T.
 template <typename T, typename C, typename Op>
 class ListBinary {
  public:
   __aicore__ inline ListBinary() {}
 
   __aicore__ inline void Init(GM_ADDR x1, GM_ADDR x2, GM_ADDR y, const int64_t *counts, int64_t startTensor,
-                              int64_t startOffset, int64_t endTensor, int64_t endOffset, int64_t tileElements) {
+                              int64_t startOffset, int64_t endTensor, int64_t endOffset, int64_t tileElements,
+                              const Op &op = Op()) {
+    op_ = op;
     x1_.Init(x1);
     x2_.Init(x2);
     y_.Init(y);
@@ -123,13 +125,13 @@ class ListBinary {
     LocalTensor<T> b = inQueue2_.template DeQue<T>();
     LocalTensor<T> out = outQueue_.template AllocTensor<T>();
     if constexpr (std::is_same<T, C>::value) {
-      Op::Apply(out, a, b, static_cast<int32_t>(n));
+      op_.Apply(out, a, b, static_cast<int32_t>(n));
     } else {
       LocalTensor<C> wideA = castBuf1_.Get<C>();
       LocalTensor<C> wideB = castBuf2_.Get<C>();
       Cast(wideA, a, RoundMode::CAST_NONE, static_cast<uint32_t>(n));
       Cast(wideB, b, RoundMode::CAST_NONE, static_cast<uint32_t>(n));
-      Op::Apply(wideA, wideA, wideB, static_cast<int32_t>(n));
+      op_.Apply(wideA, wideA, wideB, static_cast<int32_t>(n));
       Cast(out, wideA, RoundMode::CAST_RINT, static_cast<uint32_t>(n));
     }
     outQueue_.EnQue(out);
@@ -149,6 +151,7 @@ class ListBinary {
   TQue<TPosition::VECOUT, 2> outQueue_;
   TBuf<TPosition::VECCALC> castBuf1_;
   TBuf<TPosition::VECCALC> castBuf2_;
+  Op op_{};
   ListTensorDesc x1_;
   ListTensorDesc x2_;
   ListTensorDesc y_;

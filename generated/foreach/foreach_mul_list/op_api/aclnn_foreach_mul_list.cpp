@@ -9,6 +9,7 @@
 #include "foreach_mul_list.h"
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "aclnn_kernels/cast.h"
@@ -43,25 +44,84 @@ const std::initializer_list<op::DataType> &X1DtypeSupportList() {
   }
 }
 
-// A null list or a null element of a list: 161001 (ops-nn checks the lists only).
-static bool CheckBinaryListNotNull(const aclTensorList *x1, const aclTensorList *x2, const aclTensorList *out) {
-  OP_CHECK_NULL(out, return false);
-  OP_CHECK_NULL(x1, return false);
-  OP_CHECK_NULL(x2, return false);
-  for (const aclTensorList *list : {x1, x2, out}) {
-    for (uint64_t i = 0; i < list->Size(); ++i) {
-      OP_CHECK_NULL((*list)[i], return false);
+// `name[i]`: element i of the list parameter `name`, as the messages name it.
+static std::string ListElementName(const char *name, uint64_t i) {
+  return std::string(name) + "[" + std::to_string(i) + "]";
+}
+
+// Every element of `list` is not null (161001 otherwise, naming it).
+static bool CheckListElementsNotNull(const aclTensorList *list, const char *name) {
+  for (uint64_t i = 0; i < list->Size(); ++i) {
+    if (IsNullptr((*list)[i], ListElementName(name, i).c_str())) {
+      return false;
     }
   }
   return true;
 }
 
+// Element 0 of `list` has a dtype of `supported`.
+static bool CheckListFirstDtypeSupported(const aclTensorList *list, const char *name,
+                                         const std::initializer_list<DataType> &supported) {
+  if (!CheckType((*list)[0]->GetDataType(), supported)) {
+    OP_LOGE(ACLNN_ERR_PARAM_INVALID, "%s has dtype %s, which is not supported: it must be one of %s.",
+            ListElementName(name, 0).c_str(), ToString((*list)[0]->GetDataType()).GetString(),
+            ToString(supported).GetString());
+    return false;
+  }
+  return true;
+}
+
+// Every element of `list` has dtype `dtype`.
+static bool CheckListElementsDtype(const aclTensorList *list, const char *name, DataType dtype) {
+  for (uint64_t i = 0; i < list->Size(); ++i) {
+    if ((*list)[i]->GetDataType() != dtype) {
+      OP_LOGE(ACLNN_ERR_PARAM_INVALID, "%s must have dtype %s, but has %s.", ListElementName(name, i).c_str(),
+              ToString(dtype).GetString(), ToString((*list)[i]->GetDataType()).GetString());
+      return false;
+    }
+  }
+  return true;
+}
+
+// Every element of `list` has at most `maxDim` dimensions.
+static bool CheckListElementsMaxDim(const aclTensorList *list, const char *name, size_t maxDim) {
+  for (uint64_t i = 0; i < list->Size(); ++i) {
+    if ((*list)[i]->GetViewShape().GetDimNum() > maxDim) {
+      OP_LOGE(ACLNN_ERR_PARAM_INVALID, "%s has %zu dimensions (shape %s); at most %zu are supported.",
+              ListElementName(name, i).c_str(), (*list)[i]->GetViewShape().GetDimNum(),
+              ToString((*list)[i]->GetViewShape()).GetString(), maxDim);
+      return false;
+    }
+  }
+  return true;
+}
+
+// Element i of `b` has the shape of element i of `a`, for each i of `a` (`b` holds at least as many).
+static bool CheckListShapesEqual(const aclTensorList *a, const char *aName, const aclTensorList *b, const char *bName) {
+  for (uint64_t i = 0; i < a->Size(); ++i) {
+    if ((*a)[i]->GetViewShape() != (*b)[i]->GetViewShape()) {
+      OP_LOGE(ACLNN_ERR_PARAM_INVALID, "%s (shape %s) and %s (shape %s) must have the same shape.",
+              ListElementName(aName, i).c_str(), ToString((*a)[i]->GetViewShape()).GetString(),
+              ListElementName(bName, i).c_str(), ToString((*b)[i]->GetViewShape()).GetString());
+      return false;
+    }
+  }
+  return true;
+}
+
+// A null list or a null element of a list: 161001 (ops-nn checks the lists only).
+static bool CheckBinaryListNotNull(const aclTensorList *x1, const aclTensorList *x2, const aclTensorList *out) {
+  OP_CHECK_NULL(out, return false);
+  OP_CHECK_NULL(x1, return false);
+  OP_CHECK_NULL(x2, return false);
+  return CheckListElementsNotNull(x1, "x1") && CheckListElementsNotNull(x2, "x2") &&
+         CheckListElementsNotNull(out, "out");
+}
+
 // Each tensor of `x1` of at most 8 dimensions, the three lists of one size, `out[i]` and `x2[i]` of
 // `x1[i]`'s shape (161002).
 static bool CheckBinaryListShapes(const aclTensorList *x1, const aclTensorList *x2, const aclTensorList *out) {
-  for (uint64_t i = 0; i < x1->Size(); ++i) {
-    OP_CHECK_MAX_DIM((*x1)[i], 8, return false);
-  }
+  CHECK_RET(CheckListElementsMaxDim(x1, "x1", 8), false);
   if (x1->Size() != x2->Size() || x1->Size() != out->Size()) {
     OP_LOGE(ACLNN_ERR_PARAM_INVALID,
             "x1, x2 and out hold %llu, %llu and %llu tensors: the lists must have the same size",
@@ -69,13 +129,7 @@ static bool CheckBinaryListShapes(const aclTensorList *x1, const aclTensorList *
             static_cast<unsigned long long>(out->Size()));
     return false;
   }
-  for (uint64_t i = 0; i < x1->Size(); ++i) {
-    OP_CHECK_SHAPE_NOT_EQUAL((*x1)[i], (*out)[i], return false);
-  }
-  for (uint64_t i = 0; i < x1->Size(); ++i) {
-    OP_CHECK_SHAPE_NOT_EQUAL((*x1)[i], (*x2)[i], return false);
-  }
-  return true;
+  return CheckListShapesEqual(x1, "x1", out, "out") && CheckListShapesEqual(x1, "x1", x2, "x2");
 }
 
 // The first tensor of `x1` has a dtype of `supported` (none: the product has no kernel), and every tensor of
@@ -90,13 +144,8 @@ static bool CheckBinaryListDtypes(const aclTensorList *x1, const aclTensorList *
     return false;
   }
   const DataType dtype = (*x1)[0]->GetDataType();
-  OP_CHECK_DTYPE_NOT_SUPPORT((*x1)[0], supported, return false);
-  for (const aclTensorList *list : {out, x2, x1}) {
-    for (uint64_t i = 0; i < list->Size(); ++i) {
-      OP_CHECK_DTYPE_NOT_MATCH((*list)[i], dtype, return false);
-    }
-  }
-  return true;
+  return CheckListFirstDtypeSupported(x1, "x1", supported) && CheckListElementsDtype(out, "out", dtype) &&
+         CheckListElementsDtype(x2, "x2", dtype) && CheckListElementsDtype(x1, "x1", dtype);
 }
 
 // No tensor of the three lists has a private storage format (161002).

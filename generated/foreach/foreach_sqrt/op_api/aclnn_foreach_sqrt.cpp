@@ -9,6 +9,7 @@
 #include "foreach_sqrt.h"
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "aclnn_kernels/cast.h"
@@ -43,18 +44,77 @@ const std::initializer_list<op::DataType> &XDtypeSupportList() {
   }
 }
 
+// `name[i]`: element i of the list parameter `name`, as the messages name it.
+static std::string ListElementName(const char *name, uint64_t i) {
+  return std::string(name) + "[" + std::to_string(i) + "]";
+}
+
+// Every element of `list` is not null (161001 otherwise, naming it).
+static bool CheckListElementsNotNull(const aclTensorList *list, const char *name) {
+  for (uint64_t i = 0; i < list->Size(); ++i) {
+    if (IsNullptr((*list)[i], ListElementName(name, i).c_str())) {
+      return false;
+    }
+  }
+  return true;
+}
+
+// Element 0 of `list` has a dtype of `supported`.
+static bool CheckListFirstDtypeSupported(const aclTensorList *list, const char *name,
+                                         const std::initializer_list<DataType> &supported) {
+  if (!CheckType((*list)[0]->GetDataType(), supported)) {
+    OP_LOGE(ACLNN_ERR_PARAM_INVALID, "%s has dtype %s, which is not supported: it must be one of %s.",
+            ListElementName(name, 0).c_str(), ToString((*list)[0]->GetDataType()).GetString(),
+            ToString(supported).GetString());
+    return false;
+  }
+  return true;
+}
+
+// Every element of `list` has dtype `dtype`.
+static bool CheckListElementsDtype(const aclTensorList *list, const char *name, DataType dtype) {
+  for (uint64_t i = 0; i < list->Size(); ++i) {
+    if ((*list)[i]->GetDataType() != dtype) {
+      OP_LOGE(ACLNN_ERR_PARAM_INVALID, "%s must have dtype %s, but has %s.", ListElementName(name, i).c_str(),
+              ToString(dtype).GetString(), ToString((*list)[i]->GetDataType()).GetString());
+      return false;
+    }
+  }
+  return true;
+}
+
+// Every element of `list` has at most `maxDim` dimensions.
+static bool CheckListElementsMaxDim(const aclTensorList *list, const char *name, size_t maxDim) {
+  for (uint64_t i = 0; i < list->Size(); ++i) {
+    if ((*list)[i]->GetViewShape().GetDimNum() > maxDim) {
+      OP_LOGE(ACLNN_ERR_PARAM_INVALID, "%s has %zu dimensions (shape %s); at most %zu are supported.",
+              ListElementName(name, i).c_str(), (*list)[i]->GetViewShape().GetDimNum(),
+              ToString((*list)[i]->GetViewShape()).GetString(), maxDim);
+      return false;
+    }
+  }
+  return true;
+}
+
+// Element i of `b` has the shape of element i of `a`, for each i of `a` (`b` holds at least as many).
+static bool CheckListShapesEqual(const aclTensorList *a, const char *aName, const aclTensorList *b, const char *bName) {
+  for (uint64_t i = 0; i < a->Size(); ++i) {
+    if ((*a)[i]->GetViewShape() != (*b)[i]->GetViewShape()) {
+      OP_LOGE(ACLNN_ERR_PARAM_INVALID, "%s (shape %s) and %s (shape %s) must have the same shape.",
+              ListElementName(aName, i).c_str(), ToString((*a)[i]->GetViewShape()).GetString(),
+              ListElementName(bName, i).c_str(), ToString((*b)[i]->GetViewShape()).GetString());
+      return false;
+    }
+  }
+  return true;
+}
+
 // A null list or a null element of a list: 161001 (ops-nn checks the lists only; an element is read without a
 // check there, which would dereference a null pointer).
 static bool CheckListNotNull(const aclTensorList *x, const aclTensorList *out) {
   OP_CHECK_NULL(x, return false);
   OP_CHECK_NULL(out, return false);
-  for (uint64_t i = 0; i < x->Size(); ++i) {
-    OP_CHECK_NULL((*x)[i], return false);
-  }
-  for (uint64_t i = 0; i < out->Size(); ++i) {
-    OP_CHECK_NULL((*out)[i], return false);
-  }
-  return true;
+  return CheckListElementsNotNull(x, "x") && CheckListElementsNotNull(out, "out");
 }
 
 // The first tensor of `x` has a dtype of `supported` (none: the product has no kernel), and every tensor of `x`
@@ -69,14 +129,8 @@ static bool CheckListDtypes(const aclTensorList *x, const aclTensorList *out,
     return true;
   }
   const DataType dtype = (*x)[0]->GetDataType();
-  OP_CHECK_DTYPE_NOT_SUPPORT((*x)[0], supported, return false);
-  for (uint64_t i = 0; i < x->Size(); ++i) {
-    OP_CHECK_DTYPE_NOT_MATCH((*x)[i], dtype, return false);
-  }
-  for (uint64_t i = 0; i < out->Size(); ++i) {
-    OP_CHECK_DTYPE_NOT_MATCH((*out)[i], dtype, return false);
-  }
-  return true;
+  return CheckListFirstDtypeSupported(x, "x", supported) && CheckListElementsDtype(x, "x", dtype) &&
+         CheckListElementsDtype(out, "out", dtype);
 }
 
 // `x` and `out` hold as many tensors, each of at most 8 dimensions, `out[i]` of `x[i]`'s shape
@@ -87,13 +141,7 @@ static bool CheckListShapes(const aclTensorList *x, const aclTensorList *out) {
             static_cast<unsigned long long>(x->Size()), static_cast<unsigned long long>(out->Size()));
     return false;
   }
-  for (uint64_t i = 0; i < x->Size(); ++i) {
-    OP_CHECK_MAX_DIM((*x)[i], 8, return false);
-  }
-  for (uint64_t i = 0; i < x->Size(); ++i) {
-    OP_CHECK_SHAPE_NOT_EQUAL((*x)[i], (*out)[i], return false);
-  }
-  return true;
+  return CheckListElementsMaxDim(x, "x", 8) && CheckListShapesEqual(x, "x", out, "out");
 }
 
 // No tensor of `x` or `out` has a private storage format (161002).

@@ -60,12 +60,12 @@ __aicore__ inline void CopyUbToGm(GlobalTensor<T> dst, const LocalTensor<T> &src
 // One core's share of a unary op over a tensor list: y[t][i] = Op(x[t][i]) for the elements from (startTensor,
 // startOffset) to (endTensor, endOffset) (end exclusive), the tensors read as one stream. `T` is the tensors'
 // dtype, `C` the dtype the op computes in (T, or float for bfloat16_t: each tile is cast up with CAST_NONE and
-// back with CAST_RINT), `Op` a type with `static void Apply(const LocalTensor<C> &dst, const LocalTensor<C>
-// &src, int32_t count)`. Each element is read from GM once and written once: CopyGmToUb / CopyUbToGm move a tile
-// of exactly its elements (one DataCopyPad where the product has it; else whole blocks by DataCopy and a
-// tensor's partial last block element by element, which no other core touches: a core's cut falls on a 32-byte
-// block of its tensor). The in and out queues hold
-// two tiles each, so a tile's copy in and the previous tile's copy out overlap its compute.
+// back with CAST_RINT), `Op` a type with `void Apply(const LocalTensor<C> &dst, const LocalTensor<C> &src, int32_t
+// count)` (static, or a member of the `op` Init stores: a scalar op carries its value). Each element is read from GM
+// once and written once: CopyGmToUb / CopyUbToGm move a tile of exactly its elements (one DataCopyPad where the product
+// has it; else whole blocks by DataCopy and a tensor's partial last block element by element, which no other core
+// touches: a core's cut falls on a 32-byte block of its tensor). The in and out queues hold two tiles each, so a tile's
+// copy in and the previous tile's copy out overlap its compute.
 template <typename T, typename C, typename Op>
 class ListUnary {
  public:
@@ -73,9 +73,10 @@ class ListUnary {
 
   // `x`, `y`: the lists' GM descriptors (ListTensorDesc); `counts`: each tensor's element count (list order);
   // `tileElements`: elements per tile, a multiple of a block's elements (UB: 2 tiles of T in, 2 out, and one of
-  // float for the cast when C differs from T).
+  // float for the cast when C differs from T); `op`: the op applied to each tile.
   __aicore__ inline void Init(GM_ADDR x, GM_ADDR y, const int64_t *counts, int64_t startTensor, int64_t startOffset,
-                              int64_t endTensor, int64_t endOffset, int64_t tileElements) {
+                              int64_t endTensor, int64_t endOffset, int64_t tileElements, const Op &op = Op()) {
+    op_ = op;
     x_.Init(x);
     y_.Init(y);
     counts_ = counts;
@@ -121,11 +122,11 @@ class ListUnary {
     LocalTensor<T> in = inQueue_.template DeQue<T>();
     LocalTensor<T> out = outQueue_.template AllocTensor<T>();
     if constexpr (std::is_same<T, C>::value) {
-      Op::Apply(out, in, static_cast<int32_t>(n));
+      op_.Apply(out, in, static_cast<int32_t>(n));
     } else {
       LocalTensor<C> wide = castBuf_.Get<C>();
       Cast(wide, in, RoundMode::CAST_NONE, static_cast<uint32_t>(n));
-      Op::Apply(wide, wide, static_cast<int32_t>(n));
+      op_.Apply(wide, wide, static_cast<int32_t>(n));
       Cast(out, wide, RoundMode::CAST_RINT, static_cast<uint32_t>(n));
     }
     outQueue_.EnQue(out);
@@ -142,6 +143,7 @@ class ListUnary {
   TQue<TPosition::VECIN, 2> inQueue_;
   TQue<TPosition::VECOUT, 2> outQueue_;
   TBuf<TPosition::VECCALC> castBuf_;
+  Op op_{};
   ListTensorDesc x_;
   ListTensorDesc y_;
   GlobalTensor<T> xGm_;

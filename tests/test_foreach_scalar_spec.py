@@ -1,0 +1,75 @@
+"""The scalar carrier of a device op (``device.inputs``: ``{name, from: <scalar attr>, like, dtype_map}``), on
+aclnnForeachMulScalarV2: the OpDef registers the one-element tensor in ops-nn's columns (ForeachMulScalar's
+``scalar``: FLOAT16 beside a FLOAT16 ``x``, FLOAT beside FLOAT and BF16; hicann/ops-nn
+foreach/foreach_mul_scalar/op_host/foreach_mul_scalar_def.cpp), and a wrong ``like`` or ``dtype_map`` is one
+error at its own line and field. Expected texts are written out here, never produced by the generator."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from codegen.paths import project_paths
+from codegen.plan.opdef import opdef_view
+from codegen.spec.errors import SpecErrors
+from codegen.spec.loader import load_op_spec
+from codegen.specs import load_project
+
+CATALOGUE, SPECS = load_project()
+OP = "foreach_mul_scalar_v2"
+ENTRY = "{name: scalar, from: scalar, like: x, dtype_map: {BF16: FLOAT}, auto_contiguous: true}"
+
+
+def test_the_opdef_registers_ops_nn_scalar_columns() -> None:
+    spec = SPECS[OP]
+    reg = opdef_view(spec, [CATALOGUE.get(p) for p in spec.products])
+    x, scalar = reg.default.inputs
+    assert (x.name, x.param_type) == ("x", "DYNAMIC")
+    assert x.dtypes == "ge::DT_FLOAT16, ge::DT_FLOAT, ge::DT_BF16"
+    assert (scalar.name, scalar.param_type, scalar.auto_contiguous) == ("scalar", "REQUIRED", True)
+    assert scalar.dtypes == "ge::DT_FLOAT16, ge::DT_FLOAT, ge::DT_FLOAT"
+    assert reg.default.outputs[0].param_type == "DYNAMIC"
+
+
+def _errors(tmp_path: Path, new: str) -> tuple[str, list[str]]:
+    text = (project_paths().specs / f"{OP}.yaml").read_text()
+    assert text.count(ENTRY) == 1
+    text = text.replace(ENTRY, new)
+    path = tmp_path / f"{OP}.yaml"
+    path.write_text(text)
+    with pytest.raises(SpecErrors) as err:
+        load_op_spec(path, CATALOGUE)
+    assert list(tmp_path.iterdir()) == [path]
+    return text, [str(e) for e in err.value.errors]
+
+
+def _line(tmp_path: Path, text: str, needle: str) -> str:
+    lines = [i + 1 for i, line in enumerate(text.splitlines()) if needle in line]
+    assert len(lines) == 1
+    return f"{tmp_path / f'{OP}.yaml'}:{lines[0]}"
+
+
+@pytest.mark.parametrize(
+    ("entry", "field", "message"),
+    [
+        (
+            "{name: scalar, from: scalar, like: y, auto_contiguous: true}",
+            "device.inputs[1].like",
+            "'like' must name an aclnn input; allowed: x",
+        ),
+        (
+            "{name: scalar, from: scalar, dtype_map: {INT32: FLOAT}, auto_contiguous: true}",
+            "device.inputs[1].dtype_map.INT32",
+            "dtype_map maps a dtype of 'x' to another; INT32 -> FLOAT does not",
+        ),
+        (
+            "{name: scalar, from: scalar, dtype: FLOAT, auto_contiguous: true}",
+            "device.inputs[1].dtype",
+            "a device input carrying a scalar attr takes its dtypes from 'like' and 'dtype_map'",
+        ),
+    ],
+)
+def test_a_wrong_scalar_carrier_is_one_error_at_its_field(tmp_path: Path, entry: str, field: str, message: str) -> None:
+    text, errs = _errors(tmp_path, entry)
+    assert errs == [f"{_line(tmp_path, text, entry)}: {field}: {message}"]
