@@ -164,9 +164,14 @@ def row_inputs(spec: OpSpec) -> list[str]:
 
 
 def optional_inputs(spec: OpSpec) -> list[tuple[int, str, float]]:
-    """``(input index, name, default)`` of each optional input (spec order): an input broadcast over the rows
-    that the caller may pass as null, every element then ``default`` (the kernel fills a row of it)."""
-    return [(k, t.name, float(t.default or 0.0)) for k, t in enumerate(spec.inputs) if t.optional]
+    """``(input index, name, default)`` of each optional input the kernel may find absent (spec order): an input
+    broadcast over the rows that the caller may pass as null, every element then ``default`` (the kernel fills a
+    row of it); not one a ``fill: true`` device input carries (REQUIRED: the L2 API passes a tensor of the
+    default for a null one, so the kernel always reads it from GM)."""
+    filled = {d.source for d in spec.device_interface.inputs if d.fill}
+    return [
+        (k, t.name, float(t.default or 0.0)) for k, t in enumerate(spec.inputs) if t.optional and t.name not in filled
+    ]
 
 
 def float_attrs_of(spec: OpSpec) -> list[str]:

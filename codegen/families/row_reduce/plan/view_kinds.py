@@ -94,9 +94,9 @@ class L0SourceView(L0SourceBase):
     rows_input: str
     #: ``rows`` form: ``dim()``, or ``Size()`` when ``rows_input`` is an int_array attr (comments and docs)
     rows_len: str
-    #: C++ number of reduced trailing dims from the L0 parameter ``rows_input`` (a tensor's rank, or an
-    #: int_array's length)
-    rows_rank: str
+    #: C++ number of reduced trailing dims from the L0 API's parameters: the int_array's length, or the rank of the
+    #: input of their shape (``rows_input`` itself, or its first input when the attr stays on the host)
+    l0_rows_rank: str
     first_input: str
     #: the OP_INPUT tensors in OpDef order (aclnn input names; ``nullptr`` for an input no aclnn tensor feeds)
     l0_inputs: tuple[str, ...]

@@ -37,7 +37,6 @@ def host_parts(spec: OpSpec, prog: Program, products: list[Product]) -> dict[str
     :class:`view_kinds.InferShapeView`), by name, for ``spec`` with its planned computation ``prog``."""
     comp = compute_of(spec)
     dev = spec.device_interface
-    filled = {d.source for d in dev.inputs if d.fill}
     rows_in = row_inputs(spec)
     float_attrs = [a for a in spec.attrs if a.type in ("float", "double")]
     dim_index = next((i for i, a in enumerate(dev.attrs) if comp.dim and a.source == comp.dim), -1)
@@ -70,8 +69,8 @@ def host_parts(spec: OpSpec, prog: Program, products: list[Product]) -> dict[str
         **_output_mask_attr(spec),
         "all_outputs_mask": (1 << len(spec.outputs)) - 1,
         # an optional input the L2 API fills (a REQUIRED device input) is never absent
-        "absent_inputs": [(k, dev.input_index(n), n) for k, n, _ in optional_inputs(spec) if n not in filled],
-        "absent_device_indices": [dev.input_index(n) for _, n, _ in optional_inputs(spec) if n not in filled],
+        "absent_inputs": [(k, dev.input_index(n), n) for k, n, _ in optional_inputs(spec)],
+        "absent_device_indices": [dev.input_index(n) for _, n, _ in optional_inputs(spec)],
         "column_n": len(column_outputs(spec)),
         "column_names": column_outputs(spec),
         "no_sync_archs": tuple(sorted({p.npu_arch for p in products if not p.hw_sync_all})),
