@@ -120,7 +120,6 @@ class InferShapeView(KindView):
     rows_input: str
     #: ``rows`` form: ``dim()``, or ``Size()`` when ``rows_input`` is an int_array attr (comments and docs)
     rows_len: str
-    rows_attr: str
     first_input: str
     rows_index: int
     #: the aclnn parameter whose device input (``rows_index``) gives the reduced dims, and whether it is the
@@ -159,7 +158,6 @@ class TilingSourceView(TilingSourceBase):
     #: ``rows`` form: the inputs broadcast over the rows, as the comments and docs name them, and how many
     row_inputs_text: str
     row_inputs_n: int
-    rows_attr: str
     line_align: int
     work_elems: int
     #: bytes per tile element of the kept subformulas (whole last-dim rows only)
