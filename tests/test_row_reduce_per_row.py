@@ -199,7 +199,8 @@ MASK_MUTANTS = [
     ),
     # the L2 API does not check the host input beta's shape (the device op never reads it)
     (
-        [(L2, "    OP_CHECK_SHAPE_NOT_EQUAL(beta, gamma, return ACLNN_ERR_PARAM_INVALID);\n", "    ;\n")],
+        # (the check's body stays a statement: an empty one is a -Wempty-body build failure, not the kill)
+        [(L2, "    OP_CHECK_SHAPE_NOT_EQUAL(beta, gamma, return ACLNN_ERR_PARAM_INVALID);\n", "    (void)beta;\n")],
         "beta of shape [8] -> 161002",
     ),
 ]
