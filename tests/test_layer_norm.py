@@ -1,4 +1,4 @@
-"""aclnnLayerNorm's kernel against PyTorch as the independent oracle.
+"""aclnnLayerNorm's and aclnnLayerNormBackward's kernels against PyTorch as the independent oracle.
 
 ``torch.ops.aten.native_layer_norm(input, normalized_shape, weight, bias, eps)`` in float64 returns ``(out,
 mean, rstd)`` with the shapes CANN documents; the generated op runs on Ascend910B and is compared within the
@@ -6,7 +6,10 @@ reference module's ``tolerance()`` (the fp32 accumulation bound) plus one ULP of
 takes weight and bias of input's dtype only: the oracle gets them upcast to float64 (CANN also takes FLOAT
 weight and bias beside a FLOAT16 input). Cases: rows of one and of two dims, a row cut in chunks, a large mean
 against a small spread (a one-pass E[x^2] - E[x]^2 would lose every digit), null weight and bias, a FLOAT16
-input with FLOAT weight and bias, and null mean and rstd outputs.
+input with FLOAT weight and bias, and null mean and rstd outputs. The backward against
+``torch.ops.aten.native_layer_norm_backward`` (same parameters, the saved mean and rstd of ``native_layer_norm``):
+the reference within float64 rounding and the kernel within its ``tolerance()``, with a weight and with a null one
+(PyTorch gets ones, and a zero bias) and a gradBiasOut the outputMask leaves out (null, not produced).
 """
 
 from __future__ import annotations
@@ -34,9 +37,9 @@ CASES = [
 ]
 
 
-def _reference() -> ModuleType:
-    path = project_paths().reference / "layer_norm.py"
-    spec = importlib.util.spec_from_file_location("ref_layer_norm_torch", path)
+def _reference(op: str = "layer_norm") -> ModuleType:
+    path = project_paths().reference / f"{op}.py"
+    spec = importlib.util.spec_from_file_location(f"ref_{op}_torch", path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
@@ -84,3 +87,50 @@ def test_null_mean_and_rstd_are_not_produced(built_op: Callable[[str, str], OpCa
     r0, r1 = 1 / np.sqrt(3.5 + float(np.float32(1e-5))), 1 / np.sqrt(1 + float(np.float32(1e-5)))
     want = np.array([[-2 * r0, -r0, 0, 3 * r0], [-r1, r1, -r1, r1]])
     np.testing.assert_allclose(out, want, rtol=1e-6, atol=1e-6)
+
+
+#: (name, input shape, normalized dims, weight given, outputMask)
+BACKWARD_CASES = [
+    ("rows, weight", (6, 40), 1, True, (True, True, True)),
+    ("row of 2 dims, null weight, no gradBiasOut", (3, 4, 6), 2, False, (True, True, False)),
+]
+
+
+@pytest.mark.parametrize(("name", "shape", "k", "weighted", "mask"), BACKWARD_CASES, ids=[c[0] for c in BACKWARD_CASES])
+def test_backward_matches_pytorch_native_layer_norm_backward(
+    built_op: Callable[[str, str], OpCallable],
+    name: str,
+    shape: tuple[int, ...],
+    k: int,
+    weighted: bool,
+    mask: tuple[bool, bool, bool],
+) -> None:
+    rng = np.random.default_rng(len(name))
+    row = shape[len(shape) - k :]
+    x = (rng.standard_normal(shape) * 2.0 + 0.5).astype(np.float32)
+    dy = rng.standard_normal(shape).astype(np.float32)
+    w = rng.standard_normal(row).astype(np.float32) if weighted else None
+    t = torch.from_numpy(x.astype(np.float64))
+    tw = torch.from_numpy(w.astype(np.float64)) if w is not None else torch.ones(row, dtype=torch.float64)
+    _, tmean, trstd = torch.ops.aten.native_layer_norm(t, list(row), tw, None, 1e-5)
+    mean, rstd = tmean.numpy().astype(np.float32), trstd.numpy().astype(np.float32)
+    tg = torch.from_numpy(dy.astype(np.float64))
+    tm, tr = (torch.from_numpy(a.astype(np.float64)) for a in (mean, rstd))
+    tb = torch.zeros(row, dtype=torch.float64)  # never read; PyTorch wants a bias for its grad_bias
+    want = [a.numpy() for a in torch.ops.aten.native_layer_norm_backward(tg, t, list(row), tm, tr, tw, tb, [True] * 3)]
+    ref = _reference("layer_norm_backward")
+    for got_ref, w_arr in zip(ref.reference(dy, x, row, mean, rstd, w), want, strict=True):
+        np.testing.assert_allclose(got_ref, w_arr, rtol=1e-12, atol=1e-12)
+    fn = built_op("layer_norm_backward", "Ascend910B")
+    outs = {"gradInputOut": None, "gradWeightOut": None, "gradBiasOut": None}
+    given = {n: a for (n, a), m in zip(outs.items(), mask, strict=True) if not m}
+    got = fn(gradOut=dy, input=x, normalizedShape=row, mean=mean, rstd=rstd, weightOptional=w, outputMask=mask, **given)
+    atols = ref.tolerance(dy, x, row, mean, rstd, w)[:3]
+    for g, w_arr, atol, wanted, label in zip(got, want, atols, mask, outs, strict=True):
+        if not wanted:
+            assert g is None, label
+            continue
+        assert g.shape == w_arr.shape, label
+        ulp = np.abs(np.spacing(np.abs(w_arr).astype(g.dtype))).astype(np.float64)
+        err = np.abs(np.asarray(g, np.float64) - w_arr)
+        assert np.all(err <= atol + ulp), (label, float(np.max(err - atol - ulp)))

@@ -22,7 +22,14 @@ from codegen.runner import OpCallable
 from codegen.specs import load_project
 
 CATALOGUE, SPECS = load_project()
-DEVICE_ATTR_KIND = {"int": "int", "bool": "bool", "float": "float", "string": "string", "list_int": "list_int"}
+DEVICE_ATTR_KIND = {
+    "int": "int",
+    "bool": "bool",
+    "float": "float",
+    "string": "string",
+    "list_int": "list_int",
+    "list_bool": "list_bool",
+}
 RECORDED = yaml.safe_load((Path(__file__).parent / "data" / "cann_registered_opdefs.yaml").read_text())
 GENERATED = Path(__file__).resolve().parents[1] / "generated"
 
@@ -61,7 +68,7 @@ def test_registered_opdef_matches_spec_on_every_product(op: str, built_op: Calla
             listed = spec.dtype_combos or tuple(c.combo for c in dev.columns)
             want = {
                 t.name: [c.dtype(t.name) for c in listed if c.allowed_on(product)]
-                for t in (*spec.inputs, *spec.outputs)
+                for t in (*spec.launched().inputs, *spec.outputs)  # a host input is in no column
             }
             # an int_array carrier: the L0 API's dtype, but where a column registers another
             arrays = [dict(c.arrays) for c in dev.columns if c.combo.allowed_on(product)] or [{}] * len(
@@ -96,7 +103,8 @@ def test_registered_opdef_matches_spec_on_every_product(op: str, built_op: Calla
                 column = [t.like_dtype(d) if t.like else d for d in want[aclnn.name]]
                 assert reg["dtypes"] == [d.ge_name for d in column], (product_name, t.name)
                 assert reg["formats"] == ["FORMAT_ND"] * len(want[aclnn.name])
-                kind = "OPTIONAL" if aclnn.optional or t.source is None else "REQUIRED"
+                # an optional aclnn input the L2 API fills for a null one (fill: true) is REQUIRED
+                kind = "OPTIONAL" if (aclnn.optional and not t.fill) or t.source is None else "REQUIRED"
                 listed = aclnn.is_list and t.like is None
                 assert reg["param_type"] == ("DYNAMIC" if listed else kind)  # a tensor list: ops-nn's foreach
                 assert reg["auto_contiguous"] == t.auto_contiguous, (product_name, t.name)

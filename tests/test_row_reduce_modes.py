@@ -16,7 +16,7 @@ from codegen.specs import load_project
 
 CATALOGUE, SPECS = load_project()
 
-ROWS_FORM = {"rms_norm", "layer_norm", "add_rms_norm"}
+ROWS_FORM = {"rms_norm", "layer_norm", "add_rms_norm", "layer_norm_backward"}
 DIM_FORM = {"softmax", "log_softmax", "softmax_backward", "log_softmax_backward"}
 
 

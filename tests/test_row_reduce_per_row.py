@@ -100,6 +100,8 @@ def test_per_row_inputs_pass_the_check(project: tuple[Path, Path], tmp_path: Pat
     assert tiling.count("// dy FLOAT16, x FLOAT16, mean FLOAT, rstd FLOAT, gamma") == 3
     l0 = (generated / FOLDER / "op_api/row_norm_backward.cpp").read_text()
     assert l0.count("pd_gammaResultDtype = op::DataType::DT_FLOAT;") == 2 and "DT_FLOAT16;" not in l0
+    # beta (device.host_inputs) is checked by the L2 API only: the L0 API and the device op never take it
+    assert "L0_DFX(RowNormBackward, dy, x, mean, rstd, gamma);" in l0
     code, cases = _check(specs, generated, tmp_path / "check.json", product)
     assert code == 0, [c for c in cases if not c["passed"]][:3]
     names = {str(c["name"]) for c in cases if c["passed"]}
@@ -116,6 +118,11 @@ def test_per_row_inputs_pass_the_check(project: tuple[Path, Path], tmp_path: Pat
         "null dx, dgamma, dbeta (outputMask false for it): rows of 33",  # nothing asked: nothing launched
         "outputMask false for dgamma, given: rows of 33",  # a given dgamma the mask leaves out stays as it was
         "null dgamma with its outputMask entry true -> 161001",
+        # the host input beta: accepted in its dtypes (the outputs as without it), its shape and dtype checked
+        "beta FLOAT given",
+        "beta FLOAT16 given",
+        "beta of shape [8] -> 161002",
+        "beta INT32 -> 161002",
     ):
         assert want in names, sorted(names)
     # FLOAT16 is cast, not refused; BF16 (on a product that has it) is outside mean's dtypes
@@ -190,13 +197,19 @@ MASK_MUTANTS = [
         [(L2, "      dgamma = nullptr;\n", "      (void)dgamma;\n"), (TILING, DGAMMA_TILING_MASK, "")],
         "outputMask false for dgamma, given: rows of 33",
     ),
+    # the L2 API does not check the host input beta's shape (the device op never reads it)
+    (
+        # (the check's body stays a statement: an empty one is a -Wempty-body build failure, not the kill)
+        [(L2, "    OP_CHECK_SHAPE_NOT_EQUAL(beta, gamma, return ACLNN_ERR_PARAM_INVALID);\n", "    (void)beta;\n")],
+        "beta of shape [8] -> 161002",
+    ),
 ]
 
 
 @pytest.mark.parametrize(
     ("edits", "kill"),
     [*(([(f, o, n)], k) for f, o, n, k in MUTANTS), *MASK_MUTANTS],
-    ids=["first rows", "fp32 as fp16", "twin launched", "mean uncast", "mask ignored", "mask written"],
+    ids=["first rows", "fp32 as fp16", "twin launched", "mean uncast", "mask ignored", "mask written", "beta shape"],
 )
 def test_a_per_row_mutant_fails_the_check(
     project: tuple[Path, Path], tmp_path: Path, edits: list[tuple[str, str, str]], kill: str
@@ -285,6 +298,21 @@ def test_kernel_matches_pytorch_native_layer_norm_backward(
             "twin: true marks an output twin, but no earlier column has the input dtypes and attr values of column",
         ),
         (", twin: true}", "}", "but other output dtypes; the device op's output dtypes follow from its inputs'"),
+        # device.host_inputs: optional aclnn inputs only, never carried by a device input nor read by a formula
+        ("  host_inputs: [beta]\n", "  host_inputs: [gamma]\n", "aclnn input 'gamma' is required: only an optional"),
+        ("  host_inputs: [beta]\n", "  host_inputs: [bias]\n", "'bias' is not an aclnn input; allowed: beta"),
+        ("  host_inputs: [beta]\n", "  host_inputs: [beta, beta]\n", "'beta' is listed twice"),
+        ("  host_inputs: [beta]\n", "", "every aclnn input must be carried by one device input; missing: beta"),
+        (
+            "    - {name: gamma, from: gamma}\n",
+            "    - {name: gamma, from: gamma}\n    - {name: beta, from: beta}\n",
+            "aclnn input 'beta' is listed in host_inputs (not sent to the device)",
+        ),
+        (
+            "    - dbeta: colsum(dy)\n",
+            "    - dbeta: colsum(dy + beta)\n",
+            "the compute reads beta, listed in device.host_inputs: the device op does not take it",
+        ),
     ],
 )
 def test_a_bad_per_row_entry_names_the_line_and_writes_nothing(

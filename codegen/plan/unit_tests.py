@@ -292,7 +292,9 @@ def ut_datatype_cases(
     attrs: Sequence[str],
     column_attrs: Sequence[dict[str, str]] = (),
 ) -> tuple[UtDataTypeCase, ...]:
-    """The InferDataType cases of an op: one per distinct dtype column of its OpDef registration. ``inputs``
+    """The InferDataType cases of an op: one per dtype column of its OpDef registration whose input dtypes and
+    attrs no earlier column has (InferDataType sees only those: a later column of the same ones, an output twin,
+    gets the earlier column's output dtypes). ``inputs``
     and ``outputs`` are the OpDef params' dtype lists (``ge::DT_*``, comma-separated, one per column, as
     :class:`~codegen.plan.opdef.OpDefParam` holds them); ``attrs`` as :class:`UtDataTypeCase`;
     ``column_attrs[k]`` (where given) the :func:`ut_attr` elements by attr name that replace ``attrs``' ones
@@ -308,13 +310,14 @@ def ut_datatype_cases(
         raise ValueError(f"OpDef dtype lists of different lengths: {sorted(columns)}")
     seen: list[tuple[str, ...]] = []
     seen_attrs: list[tuple[str, ...]] = []
+    n = len(inputs)
     for k in range(columns.pop()):
         column = tuple(c[k] for c in split)
-        if column not in seen:
+        own = column_attrs[k] if k < len(column_attrs) else {}
+        column_attr = tuple(next((v for name, v in own.items() if a.startswith(f'{{"{name}",')), a) for a in attrs)
+        if not any(c[:n] == column[:n] and ca == column_attr for c, ca in zip(seen, seen_attrs, strict=True)):
             seen.append(column)
-            own = column_attrs[k] if k < len(column_attrs) else {}
-            seen_attrs.append(tuple(next((v for n, v in own.items() if a.startswith(f'{{"{n}",')), a) for a in attrs))
-    n = len(inputs)
+            seen_attrs.append(column_attr)
     return tuple(
         UtDataTypeCase(f"InferDataTypeColumn{k}", column[:n], column[n:], seen_attrs[k])
         for k, column in enumerate(seen)

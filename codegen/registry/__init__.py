@@ -98,6 +98,10 @@ class Family:
             names it; its L2 API, tiling and check cases honour it) and carry it as a ``list_bool`` device attr.
         fill_inputs: whether a spec's device input may say ``fill: true`` (an optional aclnn input the device op
             takes as REQUIRED: the family's L2 API passes a tensor of its default in place of a null one).
+        host_inputs: whether a spec's ``device.host_inputs`` may name optional aclnn inputs no device input
+            carries (the family's L2 API checks them and launches nothing with them).
+        shape_keys: the family's ``compute`` keys that only state shapes the L2 API checks (a host input may be
+            named there, never in a formula).
         several_outputs: whether a spec of the family may list more than one output (its L0/L2 code, kernel
             and the runner handle each).
         shape_status: whether a spec of the family may set ``shape_status`` (its L2 checks and check cases
@@ -123,6 +127,8 @@ class Family:
     output_twins: bool = False
     output_mask: bool = False
     fill_inputs: bool = False
+    host_inputs: bool = False
+    shape_keys: tuple[str, ...] = ()
     several_outputs: bool = False
     shape_status: bool = False
     promote_type: bool = False

@@ -21,7 +21,8 @@ def shape_call(
     dtype combination whose first input has the given dtype (default the first listed), the dim attr -1 (the
     last dim); ``rows`` form: the input broadcast over the rows of the last dim's shape (an int_array ``rows``
     attr: the list of that one dim, in ``set_attrs``), an output with one value per row of the dims with the
-    last set to 1."""
+    last set to 1. A host input (``device.host_inputs``) is left out: null, as the device op never sees it."""
+    spec = spec.launched()
     dims, dim = split_shape(shape)
     dtype = DType[dtype_name] if dtype_name else row_dtypes(spec)[0]
     # on a product the op does not list no combination is allowed; the report still shows the call
@@ -39,7 +40,7 @@ def shape_call(
 
 def _shapes(spec: OpSpec, dims: tuple[int, ...]) -> list[tuple[str, tuple[int, ...]]]:
     broadcast = set(compute_of(spec).row_inputs)
-    per_row = set(row_outputs(spec))
+    per_row = set(row_outputs(spec)) | set(compute_of(spec).per_row_inputs)  # one value per row
 
     def one(name: str) -> tuple[int, ...]:
         if name in broadcast:

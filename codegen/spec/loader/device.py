@@ -60,7 +60,7 @@ def read_device(
         r.error(node, f"a device section is supported by the {', '.join(supported)} family only, not '{family}'")
         return None
     # dtype_columns is read once the products are known (:func:`device_columns.read_dtype_columns`)
-    m = r.mapping(node, ("inputs", "outputs"), ("attrs", "host_attrs", "dtypes", "dtype_columns"))
+    m = r.mapping(node, ("inputs", "outputs"), ("attrs", "host_attrs", "host_inputs", "dtypes", "dtype_columns"))
     if m is None:
         return None
     reserved = {"workspace", "tiling", "tilingData", "op"}
@@ -70,9 +70,15 @@ def read_device(
     scalars = {a.name for a in attrs if a.type == "scalar"}
     scalars_named: set[str] = set()  # scalar attrs a device input names (a failed entry reported its own error)
 
+    host_inputs: tuple[str, ...] = ()
+    if "host_inputs" in m and family and not registry.family(family).host_inputs:
+        r.error(m["host_inputs"], f"device.host_inputs is not supported by the {family} family")
+    elif "host_inputs" in m:
+        host_inputs = read_host_inputs(st, m["host_inputs"], inputs)
+
     def tensors(key: str, aclnn: tuple[TensorSpec, ...]) -> tuple[DeviceTensor, ...]:
         out: list[DeviceTensor] = []
-        used: set[str] = set()
+        used: set[str] = set(host_inputs) if key == "inputs" else set()
         for item in _carrier_entries(r, r.seq(m[key]) or [], {t.name for t in aclnn}, used):
             e = r.mapping(
                 item,
@@ -151,6 +157,9 @@ def read_device(
                 r.error(
                     e["from"], f"'{source}' is not an aclnn {key[:-1]}; allowed: {', '.join(t.name for t in aclnn)}"
                 )
+                continue
+            if key == "inputs" and source in host_inputs:
+                r.error(e["from"], f"aclnn input '{source}' is listed in host_inputs (not sent to the device)")
                 continue
             if source in used and key == "outputs":
                 r.error(e["from"], f"aclnn {key[:-1]} '{source}' is already carried by another device {key[:-1]}")
@@ -300,7 +309,9 @@ def read_device(
                 + ", ".join(d.name for d in (inputs[0].dtypes if inputs else ()))
                 + ")",
             )
-    return DeviceInterface(dev_inputs, dev_outputs, tuple(dev_attrs), dtypes or None, node.loc, host_attrs)
+    return DeviceInterface(
+        dev_inputs, dev_outputs, tuple(dev_attrs), dtypes or None, node.loc, host_attrs, host_inputs=host_inputs
+    )
 
 
 def read_attr_type(st: ParseState, e: dict[str, YNode]) -> bool | None:
@@ -374,15 +385,24 @@ def read_list_int_default(st: ParseState, node: YNode) -> tuple[int, ...] | None
     return tuple(out)
 
 
-def host_attrs_unread(st: ParseState, node: YNode, host_attrs: tuple[str, ...]) -> None:
-    """Records each expression string of the ``compute`` section that names an attr of ``host_attrs``: the
-    kernel gets its attrs from the device op, which does not take those."""
+def host_attrs_unread(
+    st: ParseState,
+    node: YNode,
+    host_attrs: tuple[str, ...],
+    key: str = "host_attrs",
+    shape_keys: tuple[str, ...] = (),
+) -> None:
+    """Records each expression string of the ``compute`` section that names a parameter of ``host_attrs`` (the
+    names listed in ``device.<key>``: ``host_attrs`` or ``host_inputs``): the kernel gets its attrs and inputs
+    from the device op, which does not take those. The values of the mapping keys ``shape_keys`` (the family's
+    keys that only state checked shapes) are not read."""
     if isinstance(node, YMap):
-        for _, value in node.entries:
-            host_attrs_unread(st, value, host_attrs)
+        for k, value in node.entries:
+            if k.value not in shape_keys:
+                host_attrs_unread(st, value, host_attrs, key, shape_keys)
     elif isinstance(node, YSeq):
         for item in node.items:
-            host_attrs_unread(st, item, host_attrs)
+            host_attrs_unread(st, item, host_attrs, key, shape_keys)
     elif isinstance(node, YScalar) and isinstance(node.value, str):
         try:
             tree = ast.parse(node.value.strip(), mode="eval")
@@ -392,7 +412,7 @@ def host_attrs_unread(st: ParseState, node: YNode, host_attrs: tuple[str, ...]) 
         if read:
             st.r.error(
                 node,
-                f"the compute reads {', '.join(read)}, listed in device.host_attrs: the device op does not "
+                f"the compute reads {', '.join(read)}, listed in device.{key}: the device op does not "
                 "take it, so the kernel cannot read it",
             )
 
@@ -406,6 +426,25 @@ def read_host_attrs(st: ParseState, node: YNode, attrs: tuple[AttrSpec, ...]) ->
         lambda name: None if name in names else f"'{name}' is not an aclnn attr; allowed: {allowed}",
         lambda name: f"'{name}' is listed twice",
     )
+    return tuple(out)
+
+
+def read_host_inputs(st: ParseState, node: YNode, inputs: tuple[TensorSpec, ...]) -> tuple[str, ...]:
+    """``device.host_inputs``: optional aclnn inputs (each once) the device op does not take: the L2 API checks
+    them (dtype, and shape when given) and launches nothing with them (ops-nn's aclnnLayerNormBackward
+    ``biasOptional``). A required input, a name that is no aclnn input or one listed twice is recorded at it."""
+    by_name = {t.name: t for t in inputs}
+    allowed = ", ".join(t.name for t in inputs if t.optional) or "(none)"
+
+    def problem(name: str) -> str | None:
+        t = by_name.get(name)
+        if t is None:
+            return f"'{name}' is not an aclnn input; allowed: {allowed}"
+        if not t.optional:
+            return f"aclnn input '{name}' is required: only an optional input may be left off the device op"
+        return None
+
+    out = st.r.distinct_strings(node, problem, lambda name: f"'{name}' is listed twice")
     return tuple(out)
 
 

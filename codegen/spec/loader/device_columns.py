@@ -135,11 +135,12 @@ def read_dtype_columns(
         listed = products
         if "products" in m:
             listed = _read_column_products(st, m["products"], products)
-        if len(r.errors) != before:
+        uncarried = [t for t in (*inputs, *outputs) if t.name not in dtypes and t.name not in device.host_inputs]
+        if len(r.errors) != before or uncarried:  # an aclnn tensor no device tensor carries was reported
             complete = False
             continue
         combo = DtypeCombo(
-            tuple((t.name, dtypes[t.name]) for t in (*inputs, *outputs)),
+            tuple((t.name, dtypes[t.name]) for t in (*inputs, *outputs) if t.name not in device.host_inputs),
             tuple(p for p in listed if p in products),
             item.loc,
         )
@@ -190,7 +191,7 @@ def _clash(
     ``twins_ok`` (:attr:`codegen.registry.Family.output_twins`); ``twin: true`` without such an earlier
     column, or in another family), or ``""``."""
     constants = {a.name: a.value for a in device.attrs if a.source is None}
-    names = [t.name for t in inputs]
+    names = [t.name for t in inputs if t.name not in device.host_inputs]
 
     def key(c: DeviceColumn) -> tuple[object, ...]:
         values = {**constants, **dict(c.attrs)}

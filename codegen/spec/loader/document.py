@@ -202,10 +202,17 @@ def parse_op_spec(st: ParseState) -> OpSpec | None:
         tiling_vs_products(st, m["tiling"], tiling, products)
 
     if device is not None and device.host_attrs and "compute" in m:
-        host_attrs_unread(st, m["compute"], device.host_attrs)
+        shape_keys = registry.family(family).shape_keys if family else ()
+        host_attrs_unread(st, m["compute"], device.host_attrs, "host_attrs", shape_keys)
+    if device is not None and device.host_inputs and "compute" in m:
+        host_attrs_unread(
+            st, m["compute"], device.host_inputs, "host_inputs", registry.family(family).shape_keys if family else ()
+        )
     compute: object = None
     if "compute" in m and family:
-        ctx = ComputeContext(r, inputs, outputs, attrs, st.taken)
+        # the compute reads what the device op takes: a host input (device.host_inputs) is no name of it
+        launched = tuple(t for t in inputs if device is None or t.name not in device.host_inputs)
+        ctx = ComputeContext(r, launched, outputs, attrs, st.taken)
         compute = registry.family(family).parse_compute(m["compute"], ctx)
     # a compute model that implies the device interface (an index fill's) carries its arrays itself; a
     # compute that failed was reported (its arrays are judged once it loads)

@@ -136,7 +136,8 @@ class DeviceInterface:
     each naming the aclnn parameter it carries, and the dtype order of its lists (each product keeps the
     dtypes it supports, in this order). A spec without a ``device`` section gets the identity interface
     (:meth:`OpSpec.device_interface`). ``host_attrs`` names the aclnn attrs the device op does not take
-    (checked by the L2 API only; the kernel's formula cannot read them). ``columns`` (the spec's
+    (checked by the L2 API only; the kernel's formula cannot read them); ``host_inputs`` likewise names the
+    optional aclnn inputs no device input carries (the spec's ``device.host_inputs``). ``columns`` (the spec's
     ``device.dtype_columns``; empty without it) lists the OpDef's dtype columns one by one where they are not
     all one dtype per column: each product registers those it takes, in this order."""
 
@@ -147,6 +148,7 @@ class DeviceInterface:
     loc: SourceLoc
     host_attrs: tuple[str, ...] = ()
     columns: tuple[DeviceColumn, ...] = ()
+    host_inputs: tuple[str, ...] = ()
 
     @property
     def launched_columns(self) -> tuple[DeviceColumn, ...]:
@@ -181,7 +183,8 @@ def fixed_inputs(columns: Sequence[DeviceColumn], inputs: Sequence[TensorSpec]) 
     if not columns or len({c.combo.dtypes[0][1] for c in columns}) < 2:
         return frozenset()
     out = set()
-    for t in inputs[1:]:
+    carried = {n for n, _ in columns[0].combo.dtypes}
+    for t in (t for t in inputs[1:] if t.name in carried):  # a host input is in no column
         dts = {c.combo.dtype(t.name) for c in columns}
         if len(dts) == 1 and set(t.dtypes) - dts:
             out.add(t.name)

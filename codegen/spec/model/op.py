@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -165,6 +166,25 @@ class OpSpec:
         if self.signature is not None:
             return self.signature
         return (*self.input_names, *(a.name for a in self.attrs), *(t.name for t in self.outputs))
+
+    @property
+    def host_input_names(self) -> tuple[str, ...]:
+        """The optional aclnn inputs no device input carries (``device.host_inputs``; spec order): the L2 API
+        checks them (dtype, and shape when given) and launches nothing with them."""
+        listed = self.device.host_inputs if self.device is not None else ()
+        return tuple(n for n in self.input_names if n in listed)
+
+    def launched(self) -> OpSpec:
+        """This spec as the device op sees it: without its :attr:`host_input_names` (what a family's kernel,
+        tiling, L0 API and dtype combinations plan over); the spec itself when it has none. The aclnn
+        signature stays the whole spec's."""
+        if not self.host_input_names:
+            return self
+        return dataclasses.replace(
+            self,
+            inputs=tuple(t for t in self.inputs if t.name not in self.host_input_names),
+            signature=self.aclnn_order,
+        )
 
     @property
     def device_interface(self) -> DeviceInterface:

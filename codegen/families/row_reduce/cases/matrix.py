@@ -11,6 +11,7 @@ import numpy as np
 from codegen.check.cases import Case
 from codegen.check.constraints import rejected_by
 from codegen.families.row_reduce.cases.dim_values import dim_value_cases
+from codegen.families.row_reduce.cases.host_inputs import host_input_cases
 from codegen.families.row_reduce.cases.labels import combo_label
 from codegen.families.row_reduce.cases.null_outputs import null_output_cases
 from codegen.families.row_reduce.cases.offsets import offset_cases
@@ -23,8 +24,11 @@ from codegen.spec.model import DType, DtypeCombo, OpSpec, Product
 
 
 def check_cases(spec: OpSpec, product: Product, dtypes: list[DType], quick: bool) -> Iterator[Case]:
-    """Value and status cases of a row-reduce op on ``product`` (see :mod:`codegen.families.row_reduce.cases`)."""
+    """Value and status cases of a row-reduce op on ``product`` (see :mod:`codegen.families.row_reduce.cases`):
+    those of the device op's inputs (:meth:`OpSpec.launched`; a host input left null), then the host inputs'
+    (:func:`host_input_cases`)."""
     rng = np.random.default_rng(20261201)
+    host_spec, spec = spec, spec.launched()
     comp = compute_of(spec)
     dim_attr = comp.dim
     inputs = spec.input_names
@@ -90,6 +94,7 @@ def check_cases(spec: OpSpec, product: Product, dtypes: list[DType], quick: bool
             yield from null_output_cases(spec, product, dt, by_x[dt][0], quick, arrays)
         if status_dt is not None:
             yield from status_cases(spec, product, status_dt, rng)
+            yield from host_input_cases(host_spec, product, status_dt, rng)
         if chosen:
             yield from offset_cases(spec, product, chosen[0])
         return

@@ -76,12 +76,13 @@ def check_offsets(fn: Any, case: Case, got: dict[str, Any], tiling: dict[str, in
     """A ``tiling_2g`` case's tiling result against :func:`tiling_decision` in 64-bit arithmetic: '' when
     every field, the block dim and the key agree and the tasks reach past 2**31 elements, else what differs."""
     p = case.params
-    d = tiling_decision(fn.spec, fn.product, tuple(p["shape"]), p["dim"], combos(fn.spec)[p["combo"]])
+    spec = fn.spec.launched()  # the device op's inputs (no host input)
+    d = tiling_decision(spec, fn.product, tuple(p["shape"]), p["dim"], combos(spec)[p["combo"]])
     if fault := field_difference(tiling, d.tiling_fields()):
         return fault
     if (got["block_dim"], got["tiling_key"]) != (d.block_dim, d.tiling_key):
         return f"blockDim/key {got['block_dim']}/{got['tiling_key']}, want {d.block_dim}/{d.tiling_key}"
-    rows = compute_of(fn.spec).rows
+    rows = compute_of(spec).rows
     outer, r, inner = trailing_view_dims(tuple(p["shape"]), 1) if rows else view_dims(tuple(p["shape"]), p["dim"])
     if d.mode == 1:
         blocks = -(-inner // d.block_width)
@@ -105,7 +106,7 @@ def probe_ranges(fn: Any, case: Case, tiling: dict[str, int], core: int) -> dict
     (one value per outer x inner position) and a per-row input likewise over ``o * inner + i``; the ``rows``
     input is read whole and a column sum written whole (by core 0, after combining every core's partial).
     A core without tasks owns nothing (an empty dict)."""
-    spec = fn.spec
+    spec = fn.spec.launched()
     comp = compute_of(spec)
     per_row = set(row_outputs(spec)) | set(comp.per_row_inputs)
     cols = set(column_outputs(spec))

@@ -16,6 +16,27 @@ from codegen.runner import numpy_dtype
 from codegen.spec.model import DType, OpSpec, Product, fixed_inputs
 
 
+def good_call(spec: OpSpec, product: Product, dt: DType, rng: np.random.Generator) -> dict[str, Any]:
+    """The parameters of a call the L2 API accepts, in the first-input dtype ``dt``'s default combination on
+    ``product``: inputs ``[4, 16]`` (a rows input ``[16]``, a per-row input ``[4, 1]``), the rows array or dim
+    attr, zeroed outputs of the shapes the spec's rules give."""
+    comp = compute_of(spec)
+    inputs = spec.input_names
+    combo = default_combo(spec, dt, product)
+    good: dict[str, Any] = {n: rng.standard_normal((4, 16)).astype(numpy_dtype(combo.dtype(n))) for n in inputs}
+    for n in comp.row_inputs:
+        good[n] = rng.standard_normal((16,)).astype(numpy_dtype(combo.dtype(n)))
+    for n in comp.per_row_inputs:  # one value per row of x [4, 16]
+        good[n] = rng.uniform(0.01, 1.0, (4, 1)).astype(numpy_dtype(combo.dtype(n)))
+    if comp.rows_attr:
+        good[comp.rows_attr] = (16,)
+    if not comp.rows:
+        good[comp.dim] = -1
+    allocated = infer_outputs(spec, {n: good[n] for n in inputs}, {n: v for n, v in good.items() if n not in inputs})
+    good.update({n: np.zeros(a.shape, a.dtype) for n, a in allocated.items()})
+    return good
+
+
 def status_cases(spec: OpSpec, product: Product, dt: DType, rng: np.random.Generator) -> Iterator[Case]:
     """Null pointers (161001), dtypes outside the product's lists or combinations (161002), each tensor in
     each device-private format it does not declare (161002), shapes and ranks
@@ -27,20 +48,9 @@ def status_cases(spec: OpSpec, product: Product, dt: DType, rng: np.random.Gener
     outs = spec.output_names
     out = outs[0]
     shape_st = spec.shape_status
-    combo = default_combo(spec, dt, product)
     npdt = numpy_dtype(dt)
-    good: dict[str, Any] = {n: rng.standard_normal((4, 16)).astype(numpy_dtype(combo.dtype(n))) for n in inputs}
+    good = good_call(spec, product, dt, rng)
     row_ins = comp.row_inputs
-    for n in row_ins:
-        good[n] = rng.standard_normal((16,)).astype(numpy_dtype(combo.dtype(n)))
-    for n in comp.per_row_inputs:  # one value per row of x [4, 16]
-        good[n] = rng.uniform(0.01, 1.0, (4, 1)).astype(numpy_dtype(combo.dtype(n)))
-    if comp.rows_attr:
-        good[comp.rows_attr] = (16,)
-    if not comp.rows:
-        good[comp.dim] = -1
-    allocated = infer_outputs(spec, {n: good[n] for n in inputs}, {n: v for n, v in good.items() if n not in inputs})
-    good.update({n: np.zeros(a.shape, a.dtype) for n, a in allocated.items()})
     per_row = [n for n in outs if good[n].shape != good[inputs[0]].shape]
 
     def status(name: str, code: int, params: dict[str, Any], mode: str | None = None) -> Case:

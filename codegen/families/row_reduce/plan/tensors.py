@@ -18,6 +18,22 @@ def compute_of(spec: OpSpec) -> RowReduceCompute:
     return spec.compute_as(RowReduceCompute)
 
 
+def device_rows(spec: OpSpec) -> str:
+    """The aclnn parameter whose device input gives the tiling and InferShape the reduced dims: ``compute.rows``
+    (an input, or an int_array attr a device input carries as a 1-d tensor); for an int_array attr the device op
+    does not take (``device.host_attrs``, LayerNormGradV3 has no normalized_shape) the first input broadcast over
+    the rows when its device input is ``fill: true`` (always launched, of the reduced dims' shape: the L2 API
+    checked it against the attr); "" in the dim form or when neither reaches the device."""
+    comp = compute_of(spec)
+    dev = spec.device_interface
+    if not comp.rows:
+        return ""
+    if not comp.rows_attr or any(d.source == comp.rows_attr and d.dtype is not None for d in dev.inputs):
+        return comp.rows
+    first = comp.row_inputs[0] if comp.row_inputs else ""
+    return first if any(d.source == first and d.fill for d in dev.inputs) else ""
+
+
 def row_dtypes(spec: OpSpec) -> list[DType]:
     """Dtypes of the first input in spec order, each once (the dtypes the value cases and explain select)."""
     return list(dict.fromkeys(c.dtype(spec.inputs[0].name) for c in combos(spec)))
@@ -148,9 +164,14 @@ def row_inputs(spec: OpSpec) -> list[str]:
 
 
 def optional_inputs(spec: OpSpec) -> list[tuple[int, str, float]]:
-    """``(input index, name, default)`` of each optional input (spec order): an input broadcast over the rows
-    that the caller may pass as null, every element then ``default`` (the kernel fills a row of it)."""
-    return [(k, t.name, float(t.default or 0.0)) for k, t in enumerate(spec.inputs) if t.optional]
+    """``(input index, name, default)`` of each optional input the kernel may find absent (spec order): an input
+    broadcast over the rows that the caller may pass as null, every element then ``default`` (the kernel fills a
+    row of it); not one a ``fill: true`` device input carries (REQUIRED: the L2 API passes a tensor of the
+    default for a null one, so the kernel always reads it from GM)."""
+    filled = {d.source for d in spec.device_interface.inputs if d.fill}
+    return [
+        (k, t.name, float(t.default or 0.0)) for k, t in enumerate(spec.inputs) if t.optional and t.name not in filled
+    ]
 
 
 def float_attrs_of(spec: OpSpec) -> list[str]:

@@ -14,6 +14,7 @@ from codegen.families.row_reduce.plan.tensors import (
     compute_of,
     default_combo,
     float_attrs_of,
+    optional_inputs,
 )
 from codegen.plan.tiling_decision import TilingDecisionBase
 from codegen.plan.tiling_fields import TilingField
@@ -69,7 +70,7 @@ def tiling_fields(spec: OpSpec) -> tuple[TilingField[TilingDecision], ...]:
     if any(t.nullable for t in spec.outputs):
         every = (1 << len(spec.outputs)) - 1  # the mirror's call passes every output
         extra += (TilingField("writeMask", "bit o: output o is written (clear: passed as null)", lambda d: every),)
-    if any(t.optional for t in spec.inputs):  # the mirror's call passes every input
+    if optional_inputs(spec):  # the mirror's call passes every input
         extra += (TilingField("absentMask", "bit i: input i was passed as null (read as its default)", lambda d: 0),)
     return TILING_FIELDS + extra
 
@@ -187,6 +188,7 @@ def tiling_decision(
     Raises:
         ValueError: a dtype the op does not take, ``dim`` out of range, or a UB too small for one chunk.
     """
+    spec = spec.launched()  # the device op's inputs: a host input takes no UB
     combo = dtype if isinstance(dtype, DtypeCombo) else default_combo(spec, dtype)
     if combo not in combos(spec):
         raise ValueError(f"{spec.op} does not take the dtype combination {combo.text}")

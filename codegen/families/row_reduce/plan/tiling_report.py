@@ -24,6 +24,7 @@ def explain_tiling(spec: OpSpec, product: Product, shape: tuple[int, ...], dtype
     Raises:
         ValueError: an empty shape, or a dtype the op does not take.
     """
+    spec = spec.launched()  # the device op's inputs (no host input)
     dims, dim = split_shape(shape)
     dtype = DType[dtype_name] if dtype_name else row_dtypes(spec)[0]
     combo = default_combo(spec, dtype, product)  # the first dtype combination of that dtype on the product

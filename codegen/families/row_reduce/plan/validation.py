@@ -3,7 +3,7 @@ combinations, products that share an NpuArch, output shape rules, and that one c
 
 from __future__ import annotations
 
-from codegen.families.row_reduce.plan.tensors import column_outputs, combos, compute_of, row_outputs
+from codegen.families.row_reduce.plan.tensors import column_outputs, combos, compute_of, device_rows, row_outputs
 from codegen.families.row_reduce.plan.tiling import CHUNK_ALIGN, tiling_decision
 from codegen.plan.products import spec_products
 from codegen.spec.errors import SpecError
@@ -25,6 +25,7 @@ def validate(spec: OpSpec, catalogue: Catalogue) -> None:
             shape rule gives another shape than the kernel writes (at the output's line): faults the same on
             every product, so reported once.
     """
+    spec = spec.launched()  # the device op's inputs: a host input is checked by the L2 API only
     comp = compute_of(spec)
     dev = spec.device_interface
     for carrier in dev.inputs:
@@ -36,10 +37,11 @@ def validate(spec: OpSpec, catalogue: Catalogue) -> None:
         if da.source is not None and spec.attr(da.source).type in ("float", "double") and da.type != "float":
             raise ValueError(f"{spec.op}: the float attr '{da.source}' must reach the device as a float device attr")
     carriers = [a for a in dev.attrs if a.source == comp.dim]
-    if comp.rows_attr and not any(d.source == comp.rows_attr and d.dtype is not None for d in dev.inputs):
+    if comp.rows_attr and not device_rows(spec):
         raise ValueError(
             f"{spec.op}: the int_array attr '{comp.rows_attr}' giving the reduced dims must reach the device as "
-            f"an input ({{name, from: {comp.rows_attr}, dtype: INT32}}): the tiling reads the row's rank from it"
+            f"an input ({{name, from: {comp.rows_attr}, dtype: INT32}}), or the first input broadcast over the "
+            "rows be a fill: true device input: the tiling reads the row's rank from it"
         )
     if comp.rows:
         if comp.dim:

@@ -76,6 +76,8 @@ class AclnnSourceView(AclnnSourceBase):
     filled_inputs: tuple[tuple[str, str], ...] = ()
     #: C++ number of reduced trailing dims (a rows input's rank, or the int_array's length)
     rows_rank: str = ""
+    #: the optional aclnn inputs the device op does not take (``device.host_inputs``): checked, never launched
+    host_inputs: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -84,14 +86,17 @@ class L0SourceView(L0SourceBase):
     ``l0_attrs`` are the OP_ATTR values in OpDef order (``arg``: an aclnn attr, a list the L0 allocates, or a
     constant)."""
 
-    dfx_in: str
+    #: the L0 API's inputs (the device op's: no ``device.host_inputs``) and dim attr, as ``L0_DFX`` lists them
+    l0_dfx_in: str
+    #: the L0 API's tensor parameters (the device op's inputs: no ``device.host_inputs``)
+    l0_input_names: tuple[str, ...]
     dim_attr: str
     rows_input: str
     #: ``rows`` form: ``dim()``, or ``Size()`` when ``rows_input`` is an int_array attr (comments and docs)
     rows_len: str
-    #: C++ number of reduced trailing dims from the L0 parameter ``rows_input`` (a tensor's rank, or an
-    #: int_array's length)
-    rows_rank: str
+    #: C++ number of reduced trailing dims from the L0 API's parameters: the int_array's length, or the rank of the
+    #: input of their shape (``rows_input`` itself, or its first input when the attr stays on the host)
+    l0_rows_rank: str
     first_input: str
     #: the OP_INPUT tensors in OpDef order (aclnn input names; ``nullptr`` for an input no aclnn tensor feeds)
     l0_inputs: tuple[str, ...]
@@ -115,9 +120,12 @@ class InferShapeView(KindView):
     rows_input: str
     #: ``rows`` form: ``dim()``, or ``Size()`` when ``rows_input`` is an int_array attr (comments and docs)
     rows_len: str
-    rows_attr: str
     first_input: str
     rows_index: int
+    #: the aclnn parameter whose device input (``rows_index``) gives the reduced dims, and whether it is the
+    #: int_array attr as a 1-d tensor (else an input of their shape: a fill input when the attr stays on the host)
+    rows_device: str
+    rows_array: bool
     l0_outputs: tuple[L0OutputView, ...]
     #: the device dtype columns whose output dtypes InferDataType gives instead of the default ones
     dtype_rules: tuple[OutputRule, ...]
@@ -140,13 +148,16 @@ class TilingSourceView(TilingSourceBase):
     float_device_attrs: tuple[tuple[str, int, str], ...]
     device_inputs_n: int
     rows_index: int
+    #: the aclnn parameter whose device input (``rows_index``) gives the reduced dims, and whether it is the
+    #: int_array attr as a 1-d tensor (else an input of their shape: a fill input when the attr stays on the host)
+    rows_device: str
+    rows_array: bool
     rows_input: str
     #: ``rows`` form: ``dim()``, or ``Size()`` when ``rows_input`` is an int_array attr (comments and docs)
     rows_len: str
     #: ``rows`` form: the inputs broadcast over the rows, as the comments and docs name them, and how many
     row_inputs_text: str
     row_inputs_n: int
-    rows_attr: str
     line_align: int
     work_elems: int
     #: bytes per tile element of the kept subformulas (whole last-dim rows only)

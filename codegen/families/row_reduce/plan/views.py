@@ -29,18 +29,31 @@ def build_views(spec: OpSpec, catalogue: Catalogue) -> OpViews:
     Raises:
         TypeError, ValueError: as :func:`validation.validate`.
     """
-    validate(spec, catalogue)
-    return family_views(spec, catalogue, VIEWS, _family_parts, ut_tiling_cases, ut_infer_cases)
+    validate(spec.launched(), catalogue)
+    return family_views(
+        spec,
+        catalogue,
+        VIEWS,
+        _family_parts,
+        lambda s, products: ut_tiling_cases(s.launched(), products),
+        lambda s: ut_infer_cases(s.launched()),
+    )
 
 
 def _family_parts(spec: OpSpec, catalogue: Catalogue, common: Mapping[str, Any]) -> dict[str, Any]:
     """The row-reduce view entries of a validated op by name, beside the ``common`` ones every family shares
-    (:data:`codegen.plan.shared_views.FamilyParts`)."""
+    (:data:`codegen.plan.shared_views.FamilyParts`). Every part but the L2 API's checks plans over the
+    device op's inputs (:meth:`OpSpec.launched`: no host input)."""
     products: list[Product] = common["products"]
+    host = spec.host_input_names
+    dfx_in = ", ".join([*spec.input_names, *([compute_of(spec).dim] if compute_of(spec).dim else [])])
+    spec = spec.launched()
     prog = program(spec)
     parts = _shared_parts(spec, products)
+    parts["l0_dfx_in"], parts["dfx_in"] = parts["dfx_in"], dfx_in
+    parts["l0_input_names"] = spec.input_names
     parts.update(l0_parts(spec, products))
-    parts.update(aclnn_parts(spec, products))
+    parts.update(aclnn_parts(spec, products, host))
     parts.update(host_parts(spec, prog, products))
     parts.update(kernel_parts(spec, products, prog))
     parts.update(doc_parts(spec, products, prog, catalogue))

@@ -19,13 +19,15 @@ from codegen.spec.model import DtypeCombo, OpSpec, Product, fixed_input_dtype, f
 from codegen.types import ACLNN_STATUS_CODES
 
 
-def aclnn_parts(spec: OpSpec, products: list[Product]) -> dict[str, Any]:
-    """The view entries only the L2 API reads (:class:`view_kinds.AclnnSourceView`), by name, for ``spec`` on
-    ``products``."""
+def aclnn_parts(spec: OpSpec, products: list[Product], host_inputs: tuple[str, ...] = ()) -> dict[str, Any]:
+    """The view entries only the L2 API reads (:class:`view_kinds.AclnnSourceView`), by name, for ``spec`` (the
+    device op's view, :meth:`OpSpec.launched`) on ``products``; ``host_inputs`` the optional aclnn inputs it
+    left out: checked (any of their dtypes; of the rows' shape when given) and never launched."""
     checks, names = _combo_checks(spec, products)
     return {
         "check_attrs": [a.name for a in spec.attrs] if row_inputs(spec) else [],
-        "row_inputs": row_inputs(spec),
+        "row_inputs": [*row_inputs(spec), *(host_inputs if row_inputs(spec) else ())],
+        "host_inputs": host_inputs,
         "dtype_combos": checks,
         "dtype_combo_names": names,
         "shape_status": ACLNN_STATUS_CODES[spec.shape_status],
@@ -35,7 +37,7 @@ def aclnn_parts(spec: OpSpec, products: list[Product]) -> dict[str, Any]:
         "cast_inputs_first": spec.promote_type == "out",
         "out": spec.output_names[0],
         "nullable_outputs": [t.name for t in spec.outputs if t.nullable],
-        "null_ok": [t.name for t in (*spec.inputs, *spec.outputs) if t.nullable or t.optional],
+        "null_ok": [t.name for t in (*spec.inputs, *spec.outputs) if t.nullable or t.optional] + list(host_inputs),
         "fixed_inputs": tuple(_fixed_inputs(spec).items()),
         "output_mask": compute_of(spec).output_mask,
         "output_names": tuple(spec.output_names),

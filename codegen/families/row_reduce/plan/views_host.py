@@ -19,6 +19,7 @@ from codegen.families.row_reduce.plan.tensors import (
     column_outputs,
     combos,
     compute_of,
+    device_rows,
     optional_inputs,
     row_inputs,
 )
@@ -36,7 +37,6 @@ def host_parts(spec: OpSpec, prog: Program, products: list[Product]) -> dict[str
     :class:`view_kinds.InferShapeView`), by name, for ``spec`` with its planned computation ``prog``."""
     comp = compute_of(spec)
     dev = spec.device_interface
-    filled = {d.source for d in dev.inputs if d.fill}
     rows_in = row_inputs(spec)
     float_attrs = [a for a in spec.attrs if a.type in ("float", "double")]
     dim_index = next((i for i, a in enumerate(dev.attrs) if comp.dim and a.source == comp.dim), -1)
@@ -49,7 +49,11 @@ def host_parts(spec: OpSpec, prog: Program, products: list[Product]) -> dict[str
         "dim_device_attr": dim_dev.name if dim_dev else "",
         "dim_index": dim_index,
         "dim_list": DEVICE_ATTR_TYPE_INFO[dim_dev.type].is_list if dim_dev else False,
-        "rows_index": dev.input_index(comp.rows) if comp.rows else -1,
+        "rows_index": dev.input_index(device_rows(spec)) if comp.rows else -1,
+        "rows_device": device_rows(spec),
+        # the device's rows tensor is the int_array attr as a 1-d tensor (its length is the rank), else an input
+        # of the reduced dims' shape
+        "rows_array": bool(comp.rows_attr) and device_rows(spec) == comp.rows_attr,
         "float_device_attrs": float_device,
         "tiling_fields": tiling_field_views(tiling_fields(spec)),
         "device_inputs_n": len(dev.inputs),
@@ -65,8 +69,8 @@ def host_parts(spec: OpSpec, prog: Program, products: list[Product]) -> dict[str
         **_output_mask_attr(spec),
         "all_outputs_mask": (1 << len(spec.outputs)) - 1,
         # an optional input the L2 API fills (a REQUIRED device input) is never absent
-        "absent_inputs": [(k, dev.input_index(n), n) for k, n, _ in optional_inputs(spec) if n not in filled],
-        "absent_device_indices": [dev.input_index(n) for _, n, _ in optional_inputs(spec) if n not in filled],
+        "absent_inputs": [(k, dev.input_index(n), n) for k, n, _ in optional_inputs(spec)],
+        "absent_device_indices": [dev.input_index(n) for _, n, _ in optional_inputs(spec)],
         "column_n": len(column_outputs(spec)),
         "column_names": column_outputs(spec),
         "no_sync_archs": tuple(sorted({p.npu_arch for p in products if not p.hw_sync_all})),

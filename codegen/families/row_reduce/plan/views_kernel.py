@@ -8,7 +8,14 @@ from typing import Any
 
 from codegen.families.row_reduce.plan.products import dcci_flush_condition
 from codegen.families.row_reduce.plan.program import LOAD, Program
-from codegen.families.row_reduce.plan.tensors import column_outputs, compute_of, per_row_inputs, row_inputs, row_outputs
+from codegen.families.row_reduce.plan.tensors import (
+    column_outputs,
+    compute_of,
+    optional_inputs,
+    per_row_inputs,
+    row_inputs,
+    row_outputs,
+)
 from codegen.families.row_reduce.plan.view_records import (
     DispatchView,
     LoweredView,
@@ -27,6 +34,8 @@ def kernel_parts(spec: OpSpec, products: list[Product], prog: Program) -> dict[s
     with its planned computation ``prog``."""
     float_attrs = [a for a in spec.attrs if a.type in ("float", "double")]
     dev = spec.device_interface
+    # each input the kernel may find absent: the default it reads instead
+    absent = {name: default for _, name, default in optional_inputs(spec)}
     rows_in = row_inputs(spec)
 
     def reads_rows(e: Expr) -> bool:
@@ -57,7 +66,7 @@ def kernel_parts(spec: OpSpec, products: list[Product], prog: Program) -> dict[s
         "inputs_n": len(spec.inputs),
         "outputs_n": len(spec.outputs),
         "out_nullable": [t.nullable for t in spec.outputs],
-        "in_defaults": [f"{float(t.default or 0.0)!r}f" if t.optional else "" for t in spec.inputs],
+        "in_defaults": [f"{d!r}f" if (d := absent.get(t.name)) is not None else "" for t in spec.inputs],
         "red_n": len(prog.reductions),
         "temps_n": max(prog.temps, 1),
         "pass_n": prog.pass_num,

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from codegen.families.row_reduce.plan.tensors import column_outputs, combos, compute_of, row_outputs
+from codegen.families.row_reduce.plan.tensors import column_outputs, combos, compute_of, device_rows, row_outputs
 from codegen.families.row_reduce.plan.view_records import L0OutputView
 from codegen.plan.dtype_columns import column_attrs, output_rules
 from codegen.plan.signature import L0Attr, L0ListAttr, l0_constant_attr, l0_params
@@ -50,8 +50,11 @@ def l0_parts(spec: OpSpec, products: list[Product]) -> dict[str, Any]:
     # (ConvertToTensor), as ops-nn's l0op::LayerNormV4 does
     arrays = [(d.source, d.dtype.ge_name, d.name) for d in dev.inputs if d.dtype is not None and d.source]
     l0_extra[:0] = [(f"const aclIntArray *{n}", n) for n, _, _ in arrays]
-    rows = comp.rows or ""
-    rows_rank = f"static_cast<size_t>({rows}->Size())" if comp.rows_attr else f"{rows}->GetViewShape().GetDimNum()"
+    # the rank of the reduced dims: in the L2 API of the aclnn parameter comp.rows, in the L0 API of what it takes
+    # (the int_array attr, or the first rows input when the attr stays on the host, device.host_attrs)
+    rows_rank = _rank_of(comp.rows or "", bool(comp.rows_attr))
+    l0_rows = device_rows(spec)
+    l0_rows_rank = _rank_of(l0_rows, bool(comp.rows_attr) and l0_rows == comp.rows_attr)
     # a nullable output: whether the caller passed it (the L0 API then allocates it with no element)
     present = {t.name: f"{t.name}Present" for t in spec.outputs if t.nullable}
     l0_extra += [(f"bool {flag}", f"{name} != nullptr") for name, flag in present.items()]
@@ -83,6 +86,7 @@ def l0_parts(spec: OpSpec, products: list[Product]) -> dict[str, Any]:
         "l0_inputs": [(f"{d.source}Tensor" if d.dtype is not None else d.source) or "nullptr" for d in dev.inputs],
         "l0_arrays": arrays,
         "rows_rank": rows_rank,
+        "l0_rows_rank": l0_rows_rank,
         "l0_lists": l0_lists,
         "l0_outputs": l0_outputs,
         "l0_return": l0_return,
@@ -91,6 +95,11 @@ def l0_parts(spec: OpSpec, products: list[Product]) -> dict[str, Any]:
         "dtype_rules": rules,
         "column_attrs": list(set_by_columns.values()),
     }
+
+
+def _rank_of(name: str, array: bool) -> str:
+    """C++ number of reduced trailing dims read of ``name``: an int_array's length, or a tensor's rank."""
+    return f"static_cast<size_t>({name}->Size())" if array else f"{name}->GetViewShape().GetDimNum()"
 
 
 def _l2_tensor(spec: OpSpec, name: str) -> str:

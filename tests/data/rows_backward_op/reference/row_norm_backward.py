@@ -23,10 +23,12 @@ def reference(
     mean: np.ndarray,
     rstd: np.ndarray,
     gamma: np.ndarray,
+    beta: np.ndarray | None = None,
     outputMask: tuple[bool, ...] = (True, True, True),
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The exact ``(dx, dgamma, dbeta)``: dx of x's shape, the sums of gamma's shape (0 with no row); every one
-    whatever ``outputMask`` says (an output it leaves out is not compared)."""
+    whatever ``outputMask`` says (an output it leaves out is not compared); ``beta`` (the forward shift) is
+    not read."""
     d, xv, m, s, g = _rows(dy, x, mean, rstd, gamma)
     with np.errstate(invalid="ignore", over="ignore"):
         xhat = (xv - m) * s
@@ -42,6 +44,7 @@ def tolerance(
     mean: np.ndarray,
     rstd: np.ndarray,
     gamma: np.ndarray,
+    beta: np.ndarray | None = None,
     outputMask: tuple[bool, ...] = (True, True, True),
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
     """``(atol of dx, atol of dgamma, atol of dbeta, rtol)``: fp32 arithmetic on terms of magnitude ``|dy * gamma|``
