@@ -290,9 +290,10 @@ def ut_workdir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def _build_ut(op: str, product: str, source: Path, workdir: Path) -> Path:
     """Compiles the unit-test ``source`` and a gtest main (each once per session) and links them against
-    the (op, product) library (an op_host UT calls the tiling and infershape, never the kernel; ops-nn links
-    it against the tiling and infershape modules only); returns the executable."""
-    lib = build_op(SPECS[op], CATALOGUE.get(product)).library
+    the (op, product) library without its kernel (an op_host UT calls the tiling and infershape, never the
+    kernel; ops-nn links it against the tiling and infershape modules only: ``build_op(host_only=True)``, whose
+    host objects are the full build's, from the build cache); returns the executable."""
+    lib = build_op(SPECS[op], CATALOGUE.get(product), host_only=True).library
     main = workdir / "ut_main.cpp"
     if not main.exists():
         main.write_text(UT_MAIN)
