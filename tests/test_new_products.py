@@ -12,7 +12,6 @@ AscendX2, with no template edit.
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import re
 import shutil
@@ -22,8 +21,8 @@ from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
+import template_paths
 
-from codegen import registry
 from codegen.build import build_op
 from codegen.paths import project_paths
 from codegen.runner import OpCallable
@@ -31,7 +30,6 @@ from codegen.spec.errors import SpecErrors
 from codegen.spec.loader import load_specs
 from codegen.spec.model import Catalogue, OpSpec
 from codegen.specs import load_project
-from codegen.types import compute_dtypes
 
 pytestmark = pytest.mark.heavy(130)  # about 130 s alone: scheduled before lighter files
 
@@ -160,41 +158,13 @@ def test_the_builder_passes_the_catalogue_facts(project: dict[str, Path]) -> Non
 
 
 def template_signature(spec: OpSpec, catalogue: Catalogue) -> tuple[object, ...]:
-    """What of ``spec`` reaches the product-dependent generated sources (the host tiling, whose tile sizes and
-    buffer depths come from UB bytes, cores and the queue-buffer cap, and the kernel, whose copies follow
-    DataCopyPad and whose barriers follow hardware SyncAll): the family, the device op's input and output
-    counts and the optional inputs (what the UB and the queues are split over), the kinds of tiling fields,
-    every boolean of the tiling and kernel template views (the switches their templates branch on: variants,
-    strategies, attr kinds) and the compute dtypes on each new product. Numbered fields of one kind (the
-    formula's scalar slots ``scalar0``, ``scalar1``, ...) count as one kind: how many of them an op has is its
-    formula's data, set and read the same way on every product. Ops with equal signatures take the same
-    template paths on a product and differ only in substituted text (formula, names, attr values)."""
-    views = registry.family(spec.family).build_views(spec, catalogue).views
-    switches = tuple(
-        (file, f.name, getattr(views[file], f.name))
-        for file in ("tiling_cpp", "kernel_cpp")
-        for f in dataclasses.fields(views[file])
-        if isinstance(getattr(views[file], f.name), bool)
-    )
-    dev = spec.device_interface
-    return (
-        spec.family,
-        len(dev.inputs),
-        len(dev.outputs),
-        sum(t.optional for t in spec.inputs),
-        tuple(sorted({re.sub(r"\d+$", "", row.name) for row in views["tiling_h"].tiling_fields})),
-        switches,
-        tuple(tuple(d.name for d in compute_dtypes(spec, catalogue.get(p))) for p in NEW),
-    )
+    """:func:`template_paths.template_signature` over the new products."""
+    return template_paths.template_signature(spec, catalogue, NEW)
 
 
 def representatives(specs: Mapping[str, OpSpec], catalogue: Catalogue) -> list[str]:
-    """The first op (sorted by name) of each distinct :func:`template_signature`: every family, and within a
-    family every combination of template switches, queue/UB split and tiling layout some op has."""
-    chosen: dict[tuple[object, ...], str] = {}
-    for name in sorted(specs):
-        chosen.setdefault(template_signature(specs[name], catalogue), name)
-    return sorted(chosen.values())
+    """:func:`template_paths.representatives` over the new products: the first op of each template signature."""
+    return template_paths.representatives(specs, catalogue, NEW)
 
 
 def test_representatives_cover_every_family_and_template_path(project: dict[str, Path]) -> None:

@@ -26,6 +26,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import template_paths
 
 from codegen.build import build_op
 from codegen.build.pch import _precompiled_std
@@ -319,34 +320,35 @@ def _ut_source(op: str) -> Path:
 
 
 def _ut_pairs() -> list[tuple[str, str]]:
-    """The (op, product) pairs whose op_host tiling UT runs, sorted: each op on its first product with
-    DataCopyPad and its first without (the two copy paths of every family's tiling; with them both bf16 cases,
-    since no catalogue product lacking DataCopyPad has bf16), on the first product of each distinct set of
-    columns its binary configs register (a column has its own tiling key and UT cases: LayerNormV4's INT64
-    columns on Ascend950), and for each family and each product any of its ops lists, the family's first op
-    (by name) that lists it.
+    """The (op, product) pairs whose op_host tiling UT runs, sorted: every op on its first product (what the
+    op brings: spec data, its inputs, dtypes, attributes and buffer counts); each op of
+    :func:`template_paths.representatives` on its first product with DataCopyPad and its first without (the
+    two copy paths of its template path; with them both bf16 cases, since no catalogue product lacking
+    DataCopyPad has bf16) and on the first product of each distinct set of columns its binary configs register
+    (a column has its own tiling key and UT cases: LayerNormV4's INT64 columns on Ascend950); and for each
+    family and each product any of its ops lists, the family's first op (by name) that lists it.
 
     Why this sample covers every pair: a UT case's expected values come from the op's plan on a product
     (:mod:`codegen.plan`), the values it checks from the same family's tiling template compiled for that
-    product. What one op brings is spec data (inputs, dtypes, attributes, buffer counts), which its two runs
-    exercise; what one product brings (cores, UB bytes, DataCopyPad, bf16, SyncAll) enters each family's
-    formulas alike for every op, which the family's run on every product exercises. Running every op on every
-    product instead builds twice the libraries (every op on Ascend910_93, Ascend950, Ascend310P) and checks no
-    further rule."""
-    pairs: set[tuple[str, str]] = set()
-    for op, spec in SPECS.items():
+    product. What one product brings (cores, UB bytes, DataCopyPad, bf16, SyncAll) enters each family's
+    formulas alike for every op of a template path, which that path's representative exercises on both copy
+    paths and the family's run on every product. Running every op on every product builds about three times
+    the libraries and checks no further rule."""
+    pairs = {(op, spec.products[0]) for op, spec in SPECS.items()}
+    for op in template_paths.representatives(SPECS, CATALOGUE, list(CATALOGUE.products)):
+        spec = SPECS[op]
         for with_pad in (True, False):
             first = next((p for p in spec.products if CATALOGUE.get(p).data_copy_pad == with_pad), None)
             if first is not None:
                 pairs.add((op, first))
-    family_products: dict[tuple[str, str], str] = {}
-    for op, spec in sorted(SPECS.items()):
-        for product in spec.products:
-            family_products.setdefault((spec.family, product), op)
         registered: dict[str, str] = {}
         for product in spec.products:
             registered.setdefault(_registered_columns(op, product), product)
         pairs |= {(op, product) for product in registered.values()}
+    family_products: dict[tuple[str, str], str] = {}
+    for op, spec in sorted(SPECS.items()):
+        for product in spec.products:
+            family_products.setdefault((spec.family, product), op)
     pairs |= {(op, product) for (_, product), op in family_products.items()}
     return sorted(pairs)
 
@@ -364,19 +366,21 @@ def _ut_params() -> list[object]:
 
 
 def test_the_unit_test_sample_reaches_every_op_family_and_product() -> None:
-    """:func:`_ut_pairs` runs every op on a product with DataCopyPad and on one without (where it lists one),
-    and every (family, product) pair any op lists."""
+    """:func:`_ut_pairs` runs every op, each template path's representative on a product with DataCopyPad and
+    on one without (where it lists one) and on every set of registered columns, and every (family, product)
+    pair any op lists."""
     pairs = _ut_pairs()
-    for op, spec in SPECS.items():
+    assert {op for op, _ in pairs} == set(SPECS)
+    assert all(p in SPECS[op].products for op, p in pairs)
+    for op in template_paths.representatives(SPECS, CATALOGUE, list(CATALOGUE.products)):
+        spec = SPECS[op]
         pads = {CATALOGUE.get(p).data_copy_pad for o, p in pairs if o == op}
         assert pads == {CATALOGUE.get(p).data_copy_pad for p in spec.products}, op
-        assert all(p in spec.products for o, p in pairs if o == op), op
+        columns = {_registered_columns(op, p) for p in spec.products}  # every set of registered columns
+        assert {_registered_columns(op, p) for o, p in pairs if o == op} == columns, op
     listed = {(spec.family, p) for spec in SPECS.values() for p in spec.products}
     assert {(SPECS[op].family, p) for op, p in pairs} == listed
     assert ("embedding_dense_backward", "Ascend910") in pairs and ("rms_norm", "Ascend310P") in pairs
-    for op, spec in SPECS.items():  # every set of registered columns of an op
-        columns = {_registered_columns(op, p) for p in spec.products}
-        assert {_registered_columns(op, p) for o, p in pairs if o == op} == columns, op
 
 
 @pytest.mark.parametrize(("op", "product"), _ut_params())

@@ -16,13 +16,14 @@ from codegen.spec.generated_names import generated_name_problems
 from codegen.spec.loader.admitted_calls import defaults_within_constraints, example_within_constraints
 from codegen.spec.loader.attrs import read_attr
 from codegen.spec.loader.constraints import read_constraint
-from codegen.spec.loader.device import host_attrs_unread, read_device
+from codegen.spec.loader.device import read_device
 from codegen.spec.loader.device_columns import read_dtype_columns
 from codegen.spec.loader.divisions import zero_divisors
 from codegen.spec.loader.dtype_combos import read_dtype_combos
 from codegen.spec.loader.example import read_example
 from codegen.spec.loader.fields import header_name_clashes, read_products, read_upper_camel
 from codegen.spec.loader.graph import graph_vs_device, read_graph
+from codegen.spec.loader.host_only import host_attrs_unread
 from codegen.spec.loader.signature import read_phase2_header_names, read_signature
 from codegen.spec.loader.state import ParseState
 from codegen.spec.loader.tensors import read_tensors
