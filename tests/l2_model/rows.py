@@ -29,6 +29,20 @@ checks them (``ascend-platform.md``, "Check order"):
 6. each constraint of the product whose ``require`` is false: its ``status``;
 7. success; an empty first output has no values.
 
+An op with an output mask (``compute.output_mask``, a bool_array attr; aclnnLayerNormBackward's outputMask,
+hicann/ops-nn ``norm/layer_norm_grad_v3/op_host/op_api/aclnn_layer_norm_backward.cpp`` and
+``docs/aclnnLayerNormBackward.md``): after the null required tensors and arrays, a mask of another length than
+its ``length`` is 161002, then a null output whose entry is true is 161001; an output whose entry is false may
+be null, only its dtype is checked when given (not its rank, shape or format) and a successful call leaves it
+as it was (:func:`untouched`; the spec's note: "not written"). The per-row inputs (``compute.per_row``: mean,
+rstd) share one shape holding one element per row (CANN compares their element count with the rows', not
+their shape with x's) and take any dtype of their list (cast to their device column's FLOAT first, the spec's
+note); a host-only input (``device.host_inputs``: biasOptional), when given, has the rows' shape and any
+dtype of its list; an input beside x that is none of these (gradOut beside input) has x's shape; an output
+whose shape rule names the rows (gradWeightOut, gradBiasOut: ``shape: normalizedShape``) has the rows' shape
+(the doc's [R1, ..., Rj]; CANN's source compares only the element count). A 0 in the rows stays 161002 (the
+doc: no empty tensor; CANN's source would succeed with nothing to compute).
+
 CANN's hand-written softmax APIs return success for an empty input before the dtype, dim and shape checks;
 the project's API (and so this model) checks every argument first and then succeeds for an empty output, as
 its docs state; see :data:`EMPTY_RULE`.
@@ -50,6 +64,7 @@ from typing import Any
 import numpy as np
 
 from codegen.spec.expr import Call as Call_
+from codegen.spec.expr import Name as Name_
 from codegen.spec.model import DType, OpSpec, Product, TensorSpec
 
 from . import (
@@ -88,6 +103,37 @@ def row_inputs(spec: OpSpec) -> tuple[str, ...]:
     return tuple(getattr(spec.compute, "row_inputs", ()) or ())
 
 
+def per_row_inputs(spec: OpSpec) -> tuple[str, ...]:
+    """The inputs holding one value per row (``compute.per_row``: LayerNormBackward's mean and rstd)."""
+    return tuple(getattr(spec.compute, "per_row_inputs", ()) or ())
+
+
+def host_inputs(spec: OpSpec) -> tuple[str, ...]:
+    """The optional inputs the L2 API checks and never launches (the spec's ``device.host_inputs``)."""
+    return tuple(getattr(spec.device, "host_inputs", ()) or ()) if spec.device is not None else ()
+
+
+def mask_attr(spec: OpSpec) -> str:
+    """The bool_array attr saying which outputs are computed (``compute.output_mask``), or ""."""
+    return str(getattr(spec.compute, "output_mask", "") or "")
+
+
+def wanted(spec: OpSpec, call: Call, name: str) -> bool:
+    """Whether output ``name`` is asked for: always without an output mask, else its entry of the mask (the
+    mask's length is checked before any rule reads an entry)."""
+    attr = mask_attr(spec)
+    if not attr:
+        return True
+    mask = call.attrs.get(attr, spec.attr(attr).default)
+    return bool(mask[[o.name for o in spec.outputs].index(name)])
+
+
+def untouched(spec: OpSpec, call: Call) -> set[str]:
+    """The outputs a successful call leaves as they were: those the output mask leaves out (CANN's op_api
+    copies a result into an output only when its entry is true; the spec's note: "not written")."""
+    return {o.name for o in spec.outputs if not call.tensors[o.name].null and not wanted(spec, call, o.name)}
+
+
 def reduced_shape(x: tuple[int, ...], k: int) -> tuple[int, ...]:
     """``x`` with its last ``k`` dims set to 1 (the shape of a per-row output such as RmsNorm's rstd)."""
     return (*x[: len(x) - k], *(1,) * k)
@@ -107,14 +153,31 @@ def _given(spec: OpSpec, call: Call) -> list[TensorSpec]:
     ]
 
 
+def _cast_inputs(spec: OpSpec) -> set[str]:
+    """The inputs outside the device dtype columns' rule: the host-only inputs (no column holds them) and the
+    per-row inputs every column gives one dtype (the L2 API casts them to it first, as CANN's
+    aclnnLayerNormBackward casts mean and rstd to FLOAT, the spec's note): each takes any dtype of its list."""
+    cols = [c.combo for c in spec.device_interface.columns]
+    fixed = {n for n in per_row_inputs(spec) if cols and len({c.dtype(n) for c in cols}) == 1}
+    return set(host_inputs(spec)) | fixed
+
+
+def _checked(spec: OpSpec, call: Call) -> list[TensorSpec]:
+    """The tensors of :func:`_given` whose rank, shape and format the rules check: all but an output the mask
+    leaves out (CANN's aclnnLayerNormBackward checks only such an output's dtype)."""
+    return [ts for ts in _given(spec, call) if ts not in spec.outputs or wanted(spec, call, ts.name)]
+
+
 def _column_inputs(spec: OpSpec, product: Product) -> list[dict[str, DType]]:
     """The input dtypes of the device dtype columns a call on ``product`` may have (allowed there, or of
-    dtypes it supports), when the columns give the inputs different dtypes; else empty."""
+    dtypes it supports), when the columns give the inputs different dtypes; else empty (the inputs of
+    :func:`_cast_inputs` left out)."""
     cols = [c.combo for c in spec.device_interface.columns]
-    if spec.dtype_combos or not any(len({c.dtype(n) for n in spec.input_names}) > 1 for c in cols):
+    names = [n for n in spec.input_names if n not in _cast_inputs(spec)]
+    if spec.dtype_combos or not any(len({c.dtype(n) for n in names}) > 1 for c in cols):
         return []
     usable = [c for c in cols if c.allowed_on(product) or all(product.supports(d) for _, d in c.dtypes)]
-    return [{n: c.dtype(n) for n in spec.input_names} for c in usable]
+    return [{n: c.dtype(n) for n in names} for c in usable]
 
 
 def _dtype_status(spec: OpSpec, product: Product, call: Call) -> Prediction | None:
@@ -129,7 +192,7 @@ def _dtype_status(spec: OpSpec, product: Product, call: Call) -> Prediction | No
         if all(tuple((n, d) for n, d in c.dtypes if n in given) != got for c in combos):
             return Prediction(INVALID, "dtypes are not one of the product's combinations")
     elif _column_inputs(spec, product):
-        given = [ts.name for ts in _given(spec, call) if ts in spec.inputs]
+        given = [ts.name for ts in _given(spec, call) if ts in spec.inputs and ts.name not in _cast_inputs(spec)]
         if all(any(t[n].dtype != c[n] for n in given) for c in _column_inputs(spec, product)):
             return Prediction(INVALID, "the inputs' dtypes are no dtype column's")
     else:
@@ -158,21 +221,38 @@ def _shape_status(spec: OpSpec, call: Call) -> Prediction | None:
     attr = rows_attr(spec)
     g = tuple(call.attrs[attr]) if attr else (t[rows].shape or ())
     outs = spec.outputs
-    if t[outs[0].name].shape != x:
+    first_out = t[outs[0].name]
+    if wanted(spec, call, outs[0].name) and not first_out.null and first_out.shape != x:
         return Prediction(bad, f"{outs[0].name} shape is not x's")
+    beside = (rows, *row_inputs(spec), *per_row_inputs(spec), *host_inputs(spec))
+    for ts in spec.inputs[1:]:  # a full input beside x (LayerNormBackward's input beside gradOut): x's shape
+        if ts.name not in beside and not t[ts.name].null and t[ts.name].shape != x:
+            return Prediction(bad, f"{ts.name} shape {t[ts.name].shape} is not {x}")
     if not 1 <= len(g) <= len(x):
         return Prediction(bad, f"{rows} rank {len(g)} outside [1, {len(x)}]")
     if 0 in g:
         return Prediction(bad, f"{rows} is empty")
     if tuple(x[len(x) - len(g) :]) != g:
         return Prediction(bad, f"{rows} is not x's trailing dims")
-    for n in row_inputs(spec):
+    for n in (*row_inputs(spec), *host_inputs(spec)):  # a host-only input, given, is checked as a rows input
         if n != rows and not t[n].null and t[n].shape != g:
             return Prediction(bad, f"{n} shape is not {rows}'s {g}")
+    stats = [n for n in per_row_inputs(spec) if not t[n].null]
+    rows_count = math.prod(x[: len(x) - len(g)])
+    for n in stats:  # one value per row: the per-row inputs share one shape of the rows' count of elements
+        if t[n].shape != t[stats[0]].shape:
+            return Prediction(bad, f"{n} shape {t[n].shape} is not {stats[0]}'s {t[stats[0]].shape}")
+        if numel(t[n].shape) != rows_count:
+            return Prediction(bad, f"{n} has {numel(t[n].shape)} elements, not one per row ({rows_count})")
     for o in outs[1:]:
-        if o.nullable and t[o.name].null:
-            continue
-        want = reduced_shape(x, len(g)) if per_row(spec, o.name) else x
+        if t[o.name].null or not wanted(spec, call, o.name):
+            continue  # null (allowed by the rules above), or left out by the mask: its shape is not read
+        if per_row(spec, o.name):
+            want = reduced_shape(x, len(g))
+        elif isinstance(o.shape, Name_) and o.shape.id in (attr, rows):
+            want = g  # a column sum over the rows (LayerNormBackward's gradWeightOut): the rows' shape
+        else:
+            want = x
         if t[o.name].shape != want:
             return Prediction(bad, f"{o.name} shape is not {want}")
     return None
@@ -187,17 +267,25 @@ def predict(spec: OpSpec, product: Product, call: Call) -> Prediction:
     found = null_array(spec, call)
     if found is not None:
         return found
+    mask = mask_attr(spec)
+    if mask:  # CANN: the mask's length first (161002), then a null output its entry asks for (161001)
+        lo, hi = spec.attr(mask).length or (0, 2**63)
+        if not lo <= len(call.attrs.get(mask, spec.attr(mask).default)) <= hi:
+            return Prediction(INVALID, f"{mask} length is not {lo}")
+        for o in spec.outputs:
+            if t[o.name].null and wanted(spec, call, o.name):
+                return Prediction(NULLPTR, f"{o.name} is null with its {mask} entry true")
     found = _dtype_status(spec, product, call)
     if found is not None:
         return found
-    for ts in _given(spec, call):
+    for ts in _checked(spec, call):
         lo, hi = ts.rank
         if not lo <= len(t[ts.name].shape or ()) <= hi:
             return Prediction(spec.shape_status, f"{ts.name} rank outside [{lo}, {hi}]")
     found = _shape_status(spec, call)
     if found is not None:
         return found
-    for ts in _given(spec, call):
+    for ts in _checked(spec, call):
         if t[ts.name].fmt not in ts.formats:
             return Prediction(INVALID, f"{ts.name} format {t[ts.name].fmt} not accepted")
     found = array_length(spec, call) or _constraints_status(spec, product, call)
