@@ -635,12 +635,7 @@ LNB_CALLS = [
         "Ascend910B",
         _lnb(**{**_NO_ROWS, "gradInputOut": Tensor(None), "outputMask": (False, True, True)}),
         0,
-        id="lnb-no-rows-null-grad-input",
-        marks=pytest.mark.xfail(
-            strict=True,
-            reason="disagreement: CANN succeeds (M <= 0: the column sums filled with 0); the generated API returns "
-            "561103 (the L0 API launches pd_x as [0] where LayerNormGradV3's InferShape gives [0, 1])",
-        ),
+        id="lnb-no-rows-null-grad-input",  # CANN: M <= 0 fills the column sums asked for with 0
     ),
     pytest.param(
         "LayerNormBackward",
@@ -654,12 +649,7 @@ LNB_CALLS = [
         "Ascend910B",
         _lnb(rstd=Tensor((1, 2), F32)),
         161002,
-        id="lnb-rstd-shape-not-means",
-        marks=pytest.mark.xfail(
-            strict=True,
-            reason="disagreement: CANN checks mean's shape equals rstd's (OP_CHECK_SHAPE_NOT_EQUAL); the generated "
-            "API checks only each one's element count and returns 0",
-        ),
+        id="lnb-rstd-shape-not-means",  # CANN: OP_CHECK_SHAPE_NOT_EQUAL(mean, rstd)
     ),
 ]
 

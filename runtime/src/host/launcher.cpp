@@ -310,9 +310,10 @@ bool SameDims(const gert::Shape &a, const gert::Shape &b) {
 // attributes, must give the outputs the L0 API allocated: in graph mode those functions, not the L0 API,
 // decide the output tensors the kernel writes, so a mismatch is a wrong shape (or an out-of-bounds write)
 // there. An op without them (no graph mode) is not checked. An output the L0 API launches with no element
-// where the inferred one has some is an output the aclnn caller passed as null (ops-nn's AddRmsNorm L0
-// allocates such outputs with shape {0}): graph mode always has it, the kernel must not write it (any write
-// is out of the GM bounds of zero bytes), so its shape is not compared.
+// is one the aclnn caller passed as null (ops-nn's AddRmsNorm L0 allocates such outputs with shape {0}) or an
+// empty one: graph mode always has it, the kernel must not write it (any write is out of the GM bounds of
+// zero bytes), so its shape is not compared (an inferred shape with no element, [0, 1] beside a launched
+// {0}, holds no byte either); its dtype is.
 aclnnStatus CheckAgainstInferShape(const char *opType, const KernelLaunchArgs &args,
                                    const std::vector<std::string> &outNames) {
   const auto inferShape = FindInferShapeFunc(opType);
@@ -368,7 +369,7 @@ aclnnStatus CheckAgainstInferShape(const char *opType, const KernelLaunchArgs &a
       continue;
     }
     const std::string &name = outLabels[i];
-    const bool absent = out->GetViewShape().GetShapeSize() == 0 && gotShapes[i].GetShapeSize() != 0;
+    const bool absent = out->GetViewShape().GetShapeSize() == 0;
     if ((!absent && !SameDims(gotShapes[i], out->GetViewShape())) || gotDtypes[i] != out->GetDataType()) {
       OP_LOGE(ACLNN_ERR_INNER_INFERSHAPE_ERROR,
               "%s output %s: the registered InferShape/InferDataType give %s %s, the L0 API launches %s %s (in "

@@ -308,6 +308,12 @@ aclnnStatus CheckParams(const aclTensor *gradOut, const aclTensor *input, const 
             static_cast<long long>(rowCount), op::ToString(rstd->GetViewShape()).GetString());
     return ACLNN_ERR_PARAM_INVALID;
   }
+  // rstd: the shape of mean (the per-row inputs are saved together by the forward pass)
+  if (rstd->GetViewShape() != mean->GetViewShape()) {
+    OP_LOGE(ACLNN_ERR_PARAM_INVALID, "rstd must have the shape of mean %s, but has %s.",
+            op::ToString(mean->GetViewShape()).GetString(), op::ToString(rstd->GetViewShape()).GetString());
+    return ACLNN_ERR_PARAM_INVALID;
+  }
   // gradWeightOut: a column sum, of the shape of the reduced trailing dims (when given)
   if (gradWeightOut != nullptr && gradWeightOut->GetViewShape() != rowShape) {
     OP_LOGE(ACLNN_ERR_PARAM_INVALID, "gradWeightOut must have the shape of the reduced dims %s, but has %s.",
