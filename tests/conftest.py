@@ -108,6 +108,28 @@ def built_op(_build_cache: None) -> Callable[[str, str], OpCallable]:
     return get
 
 
+@pytest.fixture(scope="session")
+def host_built_op(_build_cache: None) -> Callable[[str, str], OpCallable]:
+    """``host_built_op(op, product)``: the :class:`codegen.runner.OpCallable` of the project's generated op on a
+    catalogue product without its kernel (``build_op(host_only=True)``: the L2 and L0 APIs, tiling, InferShape
+    and OpDef registration, whose objects the full build shares through the build cache), for a test that
+    reads the registry or calls the tiling only; built and loaded once per test session."""
+    from codegen.build import build_op
+    from codegen.runner import OpCallable
+    from codegen.specs import load_project, resolve_op
+
+    built: dict[tuple[str, str], OpCallable] = {}
+
+    def get(op: str, product: str) -> OpCallable:
+        catalogue, specs = load_project()
+        spec = resolve_op(op, specs)  # any spelling of the op: one build
+        if (spec.snake, product) not in built:
+            built[(spec.snake, product)] = OpCallable(build_op(spec, catalogue.get(product), host_only=True))
+        return built[(spec.snake, product)]
+
+    return get
+
+
 @pytest.fixture
 def broken_tree(tmp_path: Path) -> Callable[[str, str, str, str], Path]:
     """``broken_tree(op, relative_file, old, new)`` copies the op's folder of ``generated/`` (``op`` a snake

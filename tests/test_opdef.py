@@ -35,12 +35,14 @@ GENERATED = Path(__file__).resolve().parents[1] / "generated"
 
 
 @pytest.mark.parametrize("op", sorted(SPECS))
-def test_registered_opdef_matches_spec_on_every_product(op: str, built_op: Callable[[str, str], OpCallable]) -> None:
+def test_registered_opdef_matches_spec_on_every_product(
+    op: str, host_built_op: Callable[[str, str], OpCallable]
+) -> None:
     spec = SPECS[op]
     dev = spec.device_interface
     for product_name in spec.products:
         product = CATALOGUE.get(product_name)
-        opdef = built_op(op, product_name).opdef()
+        opdef = host_built_op(op, product_name).opdef()  # the registry is host code: no kernel is built
         assert opdef["op_type"] == spec.op_type
         configs = opdef["configs"]
         assert sorted(configs) == sorted(CATALOGUE.get(p).config_name for p in spec.products)
@@ -176,7 +178,7 @@ def _assert_tensors_equal(registered: dict[str, Any], entry: dict[str, Any], tab
 
 
 @pytest.mark.parametrize("op", REGISTERED_OPS)
-def test_opdef_equals_the_ops_nn_opdef(op: str, built_op: Callable[[str, str], OpCallable]) -> None:
+def test_opdef_equals_the_ops_nn_opdef(op: str, host_built_op: Callable[[str, str], OpCallable]) -> None:
     """The generated OpDef equals ops-nn's: attr names, AttrType, value types and values; on every SoC both
     register, input and output names, order and ParamType, formats, the dtype columns and AutoContiguous;
     where they share no SoC, the OpDef's own lists (what a SoC added without a config gets) equal those ops-nn
@@ -190,7 +192,7 @@ def test_opdef_equals_the_ops_nn_opdef(op: str, built_op: Callable[[str, str], O
     assert [s for s in entry["socs"] if s in catalogue and s not in ours] == SOCS_NOT_TARGETED.get(spec.op_type, [])
     shared = [s for s in entry["socs"] if s in ours]
     for soc in shared or entry["socs"]:
-        opdef = built_op(op, ours[soc] if shared else spec.products[0]).opdef()
+        opdef = host_built_op(op, ours[soc] if shared else spec.products[0]).opdef()
         table = next(t for socs, t in entry["dtypes"].items() if soc in socs.split(","))
         _assert_tensors_equal((opdef["configs"][soc] or opdef) if shared else opdef, entry, table, soc)
         got_attrs = [
