@@ -15,8 +15,8 @@
 
 namespace op {
 
-inline bool CheckType(const DataType dtype, const std::initializer_list<DataType> &validTypes) {
-  return std::find(validTypes.begin(), validTypes.end(), dtype) != validTypes.end();
+inline bool CheckType(const DataType dtype, const std::initializer_list<DataType> &valid_types) {
+  return std::find(valid_types.begin(), valid_types.end(), dtype) != valid_types.end();
 }
 
 bool IsFloatingType(DataType dtype);  // FLOAT, FLOAT16, BF16, DOUBLE
