@@ -86,9 +86,8 @@ def build_op(
         generated_dir: the generated tree (``generated/`` by default); the op's folder is ``<dir>/<category>/<kernel>``
             (``spec.folder``).
         paths: project paths (found automatically by default).
-        sanitize: build with AddressSanitizer and UBSan (a separate cache entry); the kernel unit at -O0, as
-            with ``unoptimized_kernel`` (the sanitizers check each access the source makes; UBSan's
-            object-size check, which needs the optimiser, is left to ASan's bounds there).
+        sanitize: build with AddressSanitizer and UBSan, every unit at -O0
+            (:data:`~codegen.build.toolchain.SANITIZE_FLAGS`; a separate cache entry).
         jobs: parallel compiler processes.
         tiling_keys: compile only these tiling keys' branches of the kernel (``-DOPGEN_TILING_KEYS``, see
             runtime/include/kernel_operator.h), as the CANN toolchain compiles a kernel per key; a launch of
@@ -122,9 +121,8 @@ def build_op(
         raise BuildError("tiling_keys select kernel branches: a host_only build has no kernel")
     if unoptimized_kernel and host_only:
         raise BuildError("unoptimized_kernel sets the kernel's flags: a host_only build has no kernel")
-    # A sanitized kernel is compiled at -O0 too: ASan instruments every access the source makes (none is
-    # kept in a register), and the instrumented -O1 compile is the longest of a sanitized build
-    # (EmbeddingDenseBackward on Ascend910B, every tiling key: 52 s against 18 s).
+    # A sanitized kernel stays at SANITIZE_FLAGS' -O0 (the instrumented -O1 compile is the longest of a
+    # sanitized build: EmbeddingDenseBackward on Ascend910B, every tiling key, 52 s against 18 s).
     kernel_opt = UNOPTIMIZED_KERNEL_FLAGS if unoptimized_kernel or sanitize else KERNEL_OPT_FLAGS
     if tiling_keys is not None:
         keys = sorted(set(tiling_keys))

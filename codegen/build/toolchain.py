@@ -58,7 +58,11 @@ UNOPTIMIZED_KERNEL_FLAGS = ("-O0",)
 COVERAGE_FLAGS = ("--coverage", "-fprofile-update=atomic", "-fprofile-abs-path")
 
 
-SANITIZE_FLAGS = ("-fsanitize=address,undefined", "-fno-omit-frame-pointer", "-O1")
+#: A sanitized build (``opgen check --sanitize``): AddressSanitizer and UBSan on every unit and the runtime, at
+#: -O0, where ASan checks every access the source makes (none is kept in a register) and the instrumented
+#: compile is quickest (the CI sanitize lane from an empty cache: 184 s of CPU with -O1, 142 s with -O0, the
+#: cases no slower to run). UBSan's object-size check, which needs the optimiser, is left to ASan's bounds.
+SANITIZE_FLAGS = ("-fsanitize=address,undefined", "-fno-omit-frame-pointer", "-O0")
 
 
 @lru_cache(maxsize=1)
