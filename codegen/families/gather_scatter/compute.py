@@ -79,7 +79,7 @@ from codegen.spec.yaml_reader.nodes import YScalar, _join
 if TYPE_CHECKING:
     from codegen.spec.model import OpSpec
     from codegen.spec.scopes import ComputeContext
-    from codegen.spec.yaml_reader import YNode
+    from codegen.spec.yaml_reader import Reader, YNode
 
 __all__ = ["parse_compute"]
 
@@ -401,20 +401,7 @@ def _parse_fill(node: YNode, m: Mapping[str, YNode], ctx: ComputeContext) -> Gat
         ("index", attrs, "int_array", "an int_array attr"),
         ("value", attrs, "scalar", "a scalar attr"),
     )
-    for key, among, kind, what in wanted:
-        if key not in m:
-            r.error(node, f"direction {FILL} needs '{key}' ({what})", field=_join(node.path, key))
-            ok = False
-            continue
-        name = r.string(m[key])
-        if name is None:
-            ok = False
-            continue
-        if name not in among or (kind is not None and getattr(among[name], "type", None) != kind):
-            r.error(m[key], f"'{name}' is not {what}; direction {FILL} takes {what} as {key}")
-            ok = False
-            continue
-        names[key] = name
+    ok = _resolve_roles(node, m, ctx, FILL, wanted, names)
     if "negative_index" in m:
         r.error(
             m["negative_index"], f"direction {FILL} takes no negative_index (a value in [-A, 0) counts from the end)"
@@ -438,24 +425,10 @@ def _parse_fill(node: YNode, m: Mapping[str, YNode], ctx: ComputeContext) -> Gat
     if not ok:
         return None
     model = GatherScatterCompute(
-        FILL,
-        names["source"],
-        names["index"],
-        names["dest"],
-        names["dim"],
-        None,
-        False,
-        "wrap",
-        node.loc,
+        FILL, names["source"], names["index"], names["dest"], names["dim"], None, False, "wrap", node.loc,
         value=names["value"],
-    )
-    out = outputs[names["dest"]]
-    if out.shape is not None and to_source(out.shape) != model.shape_rule():
-        r.error(
-            m["dest"], f"output '{model.dest}' must have shape '{model.shape_rule()}', got '{to_source(out.shape)}'"
-        )
-        return None
-    return model
+    )  # fmt: skip
+    return _with_output_shape(model, outputs, m, r)
 
 
 def _parse_scatter(node: YNode, ctx: ComputeContext) -> GatherScatterCompute | None:
@@ -480,16 +453,7 @@ def _parse_scatter(node: YNode, ctx: ComputeContext) -> GatherScatterCompute | N
         ("dest", outputs, None, "an output"),
         ("dim", attrs, "int64", "an int64 attr"),
     )
-    for key, among, kind, what in wanted:
-        name = r.string(m[key])
-        if name is None:
-            ok = False
-            continue
-        if name not in among or (kind is not None and getattr(among[name], "type", None) != kind):
-            r.error(m[key], f"'{name}' is not {what}; direction {SCATTER_ADD} takes {what} as {key}")
-            ok = False
-            continue
-        names[key] = name
+    ok = _resolve_roles(node, m, ctx, SCATTER_ADD, wanted, names)
     if len({names.get(k) for k in ("source", "index", "src")} - {None}) < sum(
         k in names for k in ("source", "index", "src")
     ):
@@ -518,18 +482,49 @@ def _parse_scatter(node: YNode, ctx: ComputeContext) -> GatherScatterCompute | N
     if not ok:
         return None
     model = GatherScatterCompute(
-        SCATTER_ADD,
-        names["source"],
-        names["index"],
-        names["dest"],
-        names["dim"],
-        None,
-        False,
-        "zero",
-        node.loc,
+        SCATTER_ADD, names["source"], names["index"], names["dest"], names["dim"], None, False, "zero", node.loc,
         src=names["src"],
-    )
-    out = outputs[names["dest"]]
+    )  # fmt: skip
+    return _with_output_shape(model, outputs, m, r)
+
+
+def _resolve_roles(
+    node: YNode,
+    m: Mapping[str, YNode],
+    ctx: ComputeContext,
+    direction: str,
+    wanted: tuple[tuple[str, Mapping[str, object], str | None, str], ...],
+    names: dict[str, str],
+) -> bool:
+    """Resolves each role of ``wanted`` (key, the inputs/outputs/attrs by name it must name one of, the attr
+    type it needs or None, what it must be) to the name the spec gives at ``m[key]``, into ``names``; a
+    missing key, a name of nothing ``wanted`` allows, or one of the wrong kind is recorded in ``ctx.reader``
+    at its line. Whether every role resolved."""
+    r = ctx.reader
+    ok = True
+    for key, among, kind, what in wanted:
+        if key not in m:
+            r.error(node, f"direction {direction} needs '{key}' ({what})", field=_join(node.path, key))
+            ok = False
+            continue
+        name = r.string(m[key])
+        if name is None:
+            ok = False
+            continue
+        if name not in among or (kind is not None and getattr(among[name], "type", None) != kind):
+            r.error(m[key], f"'{name}' is not {what}; direction {direction} takes {what} as {key}")
+            ok = False
+            continue
+        names[key] = name
+    return ok
+
+
+def _with_output_shape(
+    model: GatherScatterCompute, outputs: Mapping[str, TensorSpec], m: Mapping[str, YNode], r: Reader
+) -> GatherScatterCompute | None:
+    """``model`` when its output's shape rule, if the spec writes one, is the model's; else the error is
+    recorded at the spec's ``dest`` line and None returned."""
+    out = outputs[model.dest]
     if out.shape is not None and to_source(out.shape) != model.shape_rule():
         r.error(
             m["dest"], f"output '{model.dest}' must have shape '{model.shape_rule()}', got '{to_source(out.shape)}'"
