@@ -88,32 +88,11 @@ def _build_cache(tmp_path_factory: pytest.TempPathFactory) -> None:
         os.environ["OPGEN_CACHE_DIR"] = str(Path.home() / ".cache" / "ascend-opgen-tests")
 
 
-@pytest.fixture(scope="session")
-def built_op(_build_cache: None) -> Callable[[str, str], OpCallable]:
-    """``built_op(op, product)``: the :class:`codegen.runner.OpCallable` of the project's generated op (any
-    name :func:`codegen.specs.resolve_op` takes) on a catalogue product, built (through the build cache) and
-    loaded once per test session. Callers must not
-    change what a later test relies on: run options are set per call, so plain calls are safe."""
-    from codegen.runner import compile_op
-    from codegen.specs import load_project, resolve_op
-
-    built: dict[tuple[str, str], OpCallable] = {}
-
-    def get(op: str, product: str) -> OpCallable:
-        key = (resolve_op(op, load_project()[1]).snake, product)  # any spelling of the op: one build
-        if key not in built:
-            built[key] = compile_op(op, product)
-        return built[key]
-
-    return get
-
-
-@pytest.fixture(scope="session")
-def host_built_op(_build_cache: None) -> Callable[[str, str], OpCallable]:
-    """``host_built_op(op, product)``: the :class:`codegen.runner.OpCallable` of the project's generated op on a
-    catalogue product without its kernel (``build_op(host_only=True)``: the L2 and L0 APIs, tiling, InferShape
-    and OpDef registration, whose objects the full build shares through the build cache), for a test that
-    reads the registry or calls the tiling only; built and loaded once per test session."""
+def _session_builds(host_only: bool) -> Callable[[str, str], OpCallable]:
+    """``get(op, product)``: the :class:`codegen.runner.OpCallable` of the project's generated op (any name
+    :func:`codegen.specs.resolve_op` takes: one build per op) on a catalogue product, built through the build
+    cache (``build_op(host_only=...)``) and loaded once per test session; ValueError for a product the op does not
+    list."""
     from codegen.build import build_op
     from codegen.runner import OpCallable
     from codegen.specs import load_project, resolve_op
@@ -122,12 +101,29 @@ def host_built_op(_build_cache: None) -> Callable[[str, str], OpCallable]:
 
     def get(op: str, product: str) -> OpCallable:
         catalogue, specs = load_project()
-        spec = resolve_op(op, specs)  # any spelling of the op: one build
+        spec = resolve_op(op, specs)
+        if product not in spec.products:  # as compile_op refuses it
+            raise ValueError(f"{spec.aclnn_name} does not support {product}; its products: {spec.products}")
         if (spec.snake, product) not in built:
-            built[(spec.snake, product)] = OpCallable(build_op(spec, catalogue.get(product), host_only=True))
+            built[(spec.snake, product)] = OpCallable(build_op(spec, catalogue.get(product), host_only=host_only))
         return built[(spec.snake, product)]
 
     return get
+
+
+@pytest.fixture(scope="session")
+def built_op(_build_cache: None) -> Callable[[str, str], OpCallable]:
+    """``built_op(op, product)``: the op's full library (:func:`_session_builds`). Callers must not change what
+    a later test relies on: run options are set per call, so plain calls are safe."""
+    return _session_builds(host_only=False)
+
+
+@pytest.fixture(scope="session")
+def host_built_op(_build_cache: None) -> Callable[[str, str], OpCallable]:
+    """``host_built_op(op, product)``: the op's library without its kernel (:func:`_session_builds`;
+    ``build_op(host_only=True)``: the L2 and L0 APIs, tiling, InferShape and OpDef registration, whose objects
+    the full build shares through the build cache), for a test that reads the registry or calls the tiling only."""
+    return _session_builds(host_only=True)
 
 
 @pytest.fixture
