@@ -14,11 +14,13 @@ from codegen.spec.model import OpSpec
 @dataclass(frozen=True)
 class LoweredFunction:
     """A formula lowered to AscendC count-form calls: the C++ function ``name``, its body ``lines`` (one
-    call each, on fp32 lines of ``n`` elements) and the formula's ``source`` text."""
+    call each, on fp32 lines of ``n`` elements), the formula's ``source`` text and ``kept``: the indices of
+    the kept subformulas (``saves``) it reaches, written or read."""
 
     name: str
     lines: tuple[str, ...]
     source: str
+    kept: frozenset[int] = frozenset()
 
 
 _BINARY_CALLS = {"+": "Add", "-": "Sub", "*": "Mul", "/": "Div"}
@@ -66,11 +68,14 @@ class Lowering:
         saves: Mapping[str, int] | None = None,
         out: bool = False,
         returns: bool = False,
+        ready: frozenset[int] = frozenset(),
     ) -> LoweredFunction:
         """``expr`` lowered into ``dst``. With ``saves`` (subformula text -> index ``j``; scalar lowering of a
         tile of whole rows): a reduction argument (``out`` False) writes subformula ``j`` into ``save[j]`` when
         ``keep``, and returns the line holding its value; an output reads ``save[j]`` when ``keep`` instead of
-        computing it. ``returns``: the function ends returning the line that holds the value."""
+        computing it, and so does an argument for ``j`` in ``ready`` (an argument evaluated before it on the
+        same row wrote it: the subformula is computed once per element). ``returns``: the function ends
+        returning the line that holds the value."""
         lines: list[str] = []
         used: list[int] = []
         saves = saves or {}
@@ -160,10 +165,10 @@ class Lowering:
             into = dst if dst is not None else f"tmp[{slot}]"
             var = f"kept{j}"
             busy.add(j)
-            if not out:
+            if not out and j not in ready:
                 lines.append(f"const LocalTensor<float> {var} = keep ? save[{j}] : {into};")
                 go(e, var)
-            elif dst is not None:  # the whole output
+            elif dst is not None and not returns:  # the whole output
                 lines.append("if (keep) {")
                 lines.append(f"Adds({dst}, save[{j}], 0.0f, n);")
                 lines.append("} else {")
@@ -183,4 +188,4 @@ class Lowering:
         result, _ = go(expr, "dst")
         if returns:
             lines.append(f"return {result};")
-        return LoweredFunction(name, tuple(lines), str(expr).replace(ROW_PREFIX, "row"))
+        return LoweredFunction(name, tuple(lines), str(expr).replace(ROW_PREFIX, "row"), frozenset(declared))

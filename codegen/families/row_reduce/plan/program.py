@@ -119,10 +119,16 @@ def program(spec: OpSpec) -> Program:
     lowering = Lowering(spec, reds, len(values))
     saves = _saves(args, [e for e, r in zip(hoisted, row_out, strict=True) if r is None], inputs)
     keep = {s: j for j, s in enumerate(saves)}
+    # a tile of whole rows evaluates the arguments level by level, in reduction order within a level, row by row:
+    # a subformula an earlier argument kept is read by the later ones, never computed again
+    args_scalar: dict[int, Any] = {}
+    ready: frozenset[int] = frozenset()
+    for k in sorted(range(len(args)), key=lambda k: (reductions[k].level, k)):
+        fn = lowering.function(f"EvalArg{k}", args[k], scalar=True, saves=keep, returns=True, ready=ready)
+        args_scalar[k] = fn
+        ready |= fn.kept
     code: dict[str, Any] = {
-        "args_scalar": [
-            lowering.function(f"EvalArg{k}", a, scalar=True, saves=keep, returns=True) for k, a in enumerate(args)
-        ],
+        "args_scalar": [args_scalar[k] for k in range(len(args))],
         "args_line": [lowering.function(f"EvalArgLine{k}", a, scalar=False) for k, a in enumerate(args)],
         "direct": [
             lowering.inputs.get(a.id, -1) if isinstance(a, Name) and r.kind != LOAD else -1

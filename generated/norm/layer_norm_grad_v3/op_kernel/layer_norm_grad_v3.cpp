@@ -2,10 +2,11 @@
 // change the spec or the template and run `opgen generate`.
 // Kernel of LayerNormGradV3 (row reduction): every tensor is viewed as [outer, R, inner] around the reduced
 // dim. Steps (fp32 arithmetic; 16-bit inputs converted on load, the output rounded once on store):
+//   xhat = (input - mean) * rstd
 //   a = mean(gradOut * weightOptional)
-//   b = mean(gradOut * weightOptional * (input - mean) * rstd)
-//   gradInputOut = (gradOut * weightOptional - a - (input - mean) * rstd * b) * rstd
-//   gradWeightOut = colsum(gradOut * (input - mean) * rstd)
+//   b = mean(gradOut * weightOptional * xhat)
+//   gradInputOut = (gradOut * weightOptional - a - xhat * b) * rstd
+//   gradWeightOut = colsum(gradOut * xhat)
 //   gradBiasOut = colsum(gradOut)
 // Mode 0 (inner == 1): tiles of whole rows (read once) or chunks of one row (read once per pass). Whole rows
 // are reduced on the vector pipe (WholeReduce per 64-element repeat, then one WholeReduce per tile of those
@@ -117,7 +118,7 @@ __aicore__ inline LocalTensor<float> EvalArg2(const LocalTensor<float> &dst, con
   return kept0;
 }
 
-// argument of reduction 3 (b) = gradOut * weightOptional * (input - mean) * rstd over one line of n elements;
+// argument of reduction 3 (b) = gradOut * weightOptional * ((input - mean) * rstd) over one line of n elements;
 // reductions and per-row values are the row's scalars sc; with keep, the kept subformulas are written to (an argument)
 // or read from (an output) save.
 __aicore__ inline LocalTensor<float> EvalArg3(const LocalTensor<float> &dst, const LocalTensor<float> *ins,
@@ -129,12 +130,15 @@ __aicore__ inline LocalTensor<float> EvalArg3(const LocalTensor<float> &dst, con
   (void)keep;
   (void)tmp;
   (void)attrs;
-  const LocalTensor<float> kept0 = keep ? save[0] : tmp[1];
-  Mul(kept0, ins[0], ins[4], n);
-  const LocalTensor<float> kept1 = keep ? save[1] : tmp[2];
-  Adds(kept1, ins[1], -(sc[0]), n);
-  Mul(tmp[0], kept0, kept1, n);
-  Muls(dst, tmp[0], sc[1], n);
+  LocalTensor<float> kept0 = save[0];
+  if (!keep) {
+    Mul(tmp[0], ins[0], ins[4], n);
+    kept0 = tmp[0];
+  }
+  const LocalTensor<float> kept1 = keep ? save[1] : tmp[1];
+  Adds(tmp[2], ins[1], -(sc[0]), n);
+  Muls(kept1, tmp[2], sc[1], n);
+  Mul(dst, kept0, kept1, n);
   return dst;
 }
 
@@ -159,16 +163,16 @@ __aicore__ inline void EvalOut0(const LocalTensor<float> &dst, const LocalTensor
   LocalTensor<float> kept1 = save[1];
   if (!keep) {
     Adds(tmp[4], ins[1], -(sc[0]), n);
-    kept1 = tmp[4];
+    Muls(tmp[3], tmp[4], sc[1], n);
+    kept1 = tmp[3];
   }
-  Muls(tmp[3], kept1, sc[1], n);
-  Muls(tmp[2], tmp[3], sc[3], n);
+  Muls(tmp[2], kept1, sc[3], n);
   Sub(tmp[0], tmp[1], tmp[2], n);
   Muls(dst, tmp[0], sc[1], n);
 }
 
-// output gradWeightOut = gradOut * (input - mean) * rstd over one line of n elements; reductions and per-row values are
-// the row's scalars sc; with keep, the kept subformulas are written to (an argument) or read from (an output) save.
+// output gradWeightOut = gradOut * ((input - mean) * rstd) over one line of n elements; reductions and per-row values
+// are the row's scalars sc; with keep, the kept subformulas are written to (an argument) or read from (an output) save.
 __aicore__ inline void EvalOut1(const LocalTensor<float> &dst, const LocalTensor<float> *ins, const float *sc,
                                 const LocalTensor<float> *save, bool keep, const LocalTensor<float> *tmp,
                                 const float *attrs, int32_t n) {
@@ -181,10 +185,10 @@ __aicore__ inline void EvalOut1(const LocalTensor<float> &dst, const LocalTensor
   LocalTensor<float> kept1 = save[1];
   if (!keep) {
     Adds(tmp[1], ins[1], -(sc[0]), n);
-    kept1 = tmp[1];
+    Muls(tmp[0], tmp[1], sc[1], n);
+    kept1 = tmp[0];
   }
-  Mul(tmp[0], ins[0], kept1, n);
-  Muls(dst, tmp[0], sc[1], n);
+  Mul(dst, ins[0], kept1, n);
 }
 
 // output gradBiasOut = gradOut over one line of n elements; reductions and per-row values are the row's
