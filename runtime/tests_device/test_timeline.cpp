@@ -253,7 +253,8 @@ void TestClasses() {
   const struct {
     const char *name;
     uint8_t cls;
-  } cases[] = {{"Add", opgen_rt::device::kOpOther},         {"Exp", opgen_rt::kVecTranscendental},
+  } cases[] = {{"Add", opgen_rt::device::kOpOther},         {"Axpy", opgen_rt::device::kOpOther},
+               {"Exp", opgen_rt::kVecTranscendental},
                {"Ln", opgen_rt::kVecTranscendental},        {"Sqrt", opgen_rt::kVecTranscendental},
                {"Div", opgen_rt::kVecDivision},             {"Reciprocal", opgen_rt::kVecDivision},
                {"Rsqrt", opgen_rt::kVecDivision},           {"Cast", opgen_rt::kVecCast},

@@ -11,7 +11,7 @@ from codegen.types import DType
 #: Vector instruction classes of a cost model, in the emulator's order (``opgen_rt::VectorClass``), with the
 #: instructions each covers. An instruction not listed is arithmetic.
 VECTOR_CLASSES: tuple[tuple[str, str], ...] = (
-    ("arithmetic", "Add Sub Mul Max Min Adds Muls Abs Relu Duplicate, UB->UB DataCopy"),
+    ("arithmetic", "Add Sub Mul Max Min Adds Muls Axpy Abs Relu Duplicate, UB->UB DataCopy"),
     ("transcendental", "Exp Ln Sqrt"),
     ("division", "Div Reciprocal Rsqrt"),
     ("cast", "Cast"),

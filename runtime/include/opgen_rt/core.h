@@ -17,7 +17,7 @@ enum class DtypeId : int32_t {
 
 // Vector instruction classes of the cost model (specs/products.yaml cost_model.vector, in this order).
 enum VectorClass : uint8_t {
-  kVecArithmetic = 0,     // Add Sub Mul Max Min Adds Muls Abs Relu Duplicate, UB->UB DataCopy, and any other
+  kVecArithmetic = 0,     // Add Sub Mul Max Min Adds Muls Axpy Abs Relu Duplicate, UB->UB DataCopy, and any other
   kVecTranscendental = 1, // Exp Ln Sqrt
   kVecDivision = 2,       // Div Reciprocal Rsqrt
   kVecCast = 3,           // Cast

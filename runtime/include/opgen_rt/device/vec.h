@@ -1,4 +1,4 @@
-// ascend-opgen host emulation of the AscendC kernel API: vector instructions (count form), Cast,
+// ascend-opgen host emulation of the AscendC kernel API: vector instructions (count form), Axpy, Cast,
 // Compare / CompareScalar / Compares, Select.
 //
 // Every instruction checks its operands (32-byte aligned UB addresses, inside their buffers, sources
@@ -412,6 +412,69 @@ OPGEN_RT_SCALAR(Muls, OpMul)
 OPGEN_RT_SCALAR(Maxs, OpMax)
 OPGEN_RT_SCALAR(Mins, OpMin)
 #undef OPGEN_RT_SCALAR
+
+// ---------------------------------------------------------------------------------------------------------
+// Axpy, the count form (asc-devkit include/basic_api/kernel_operator_vec_ternary_scalar_intf.h, "Level 2"):
+// dst[i] = src[i] * scalarValue + dst[i], dst read and written. Pairs (asc-devkit docs/api/context/Axpy.md,
+// table 3, and AxpyIntrinsicsImpl of impl/basic_api/dav_c220/kernel_operator_vec_ternary_scalar_impl.h):
+// half/half, float/float, and a half src (and half scalar) into a float dst, on every NpuArch (dav_c100, dav_m200,
+// dav_c220, dav_3510 all implement it); bfloat16_t/bfloat16_t on NpuArch 3510 only (dav_3510's impl: a Mul then
+// an Add in bfloat16_t; elsewhere a run-time fault, as the other vector instructions on bfloat16_t).
+// Precision: CANN documents none for this instruction (the advanced-API Axpy of adv_api/math/axpy.h says it is
+// "more precise" than this one for a half src because it casts to float, then runs Muls and Add; for a float
+// src it calls this one). Assumed and emulated: the product rounded to the dst dtype, then the sum rounded to
+// it (two roundings, as Muls then Add; dav_3510 computes the half-into-float pair exactly so: the product of two
+// halves is exact in float). A fused multiply-add rounds once, which this model's error covers
+// (docs/emulator.md). The cost model charges it as arithmetic (one repeat per 256 bytes of the wider operand).
+// ---------------------------------------------------------------------------------------------------------
+
+namespace opgen_detail {
+
+template <typename T, typename U>
+inline void AxpyImpl(const LocalTensor<T> &dst, const LocalTensor<U> &src, const U &scalarValue, int64_t count) {
+  const char *op = "Axpy";
+  Core *c = dst.Bound();
+  CheckVecDtype<U>(c, op);
+  const uint64_t n = CheckCount(c, op, count);
+  const uint64_t dBytes = n * sizeof(T);
+  const uint64_t sBytes = n * sizeof(U);
+  c->CheckOperand(op, "dst", dst.ref_, dBytes, true);
+  c->CheckOperand(op, "src", src.ref_, sBytes, true);
+  {
+    const opgen_rt::device::PipeOp o = c->Issue(opgen_rt::device::kPipeV, op);
+    c->PipeRead(o, src.ref_.off, sBytes);
+    c->PipeRead(o, dst.ref_.off, dBytes);  // the addend
+    c->PipeWrite(o, dst.ref_.off, dBytes);
+  }
+  c->CheckDefined(op, "src", src.ref_.off, sBytes);
+  c->CheckDefined(op, "dst", dst.ref_.off, dBytes);
+  T *d = dst.Data();
+  const U *s = reinterpret_cast<const U *>(c->ub + src.ref_.off);
+  std::vector<U> copy;
+  const uint8_t *dLo = reinterpret_cast<const uint8_t *>(d);
+  const uint8_t *sLo = reinterpret_cast<const uint8_t *>(s);
+  if (dLo != sLo && dLo < sLo + sBytes && sLo < dLo + dBytes && n > 0) {
+    copy.assign(s, s + n);  // partly overlapping operands: read every source element first
+    s = copy.data();
+  }
+  const CalcType<U> k = Ld(scalarValue);
+  for (uint64_t i = c->probe ? n : 0; i < n; ++i) {  // probe mode: the checks and counters only
+    const T product = St<T>(static_cast<CalcType<T>>(Ld(s[i]) * k));  // rounded to T (exact for half into float)
+    d[i] = St<T>(Ld(product) + Ld(d[i]));
+  }
+  c->MarkDefined(dst.ref_.off, dBytes);
+  c->CountVector(n, sizeof(T) > sizeof(U) ? sizeof(T) : sizeof(U));
+}
+
+}  // namespace opgen_detail
+
+template <typename T, typename U>
+inline void Axpy(const LocalTensor<T> &dst, const LocalTensor<U> &src, const U &scalarValue, const int32_t &count) {
+  static_assert((std::is_same<T, U>::value && opgen_detail::kIsFloatVec<T>) ||
+                    (std::is_same<T, float>::value && std::is_same<U, half>::value),
+                "Axpy supports half/half, float/float and half into float (bfloat16_t/bfloat16_t on NpuArch 3510)");
+  opgen_detail::AxpyImpl(dst, src, scalarValue, count);
+}
 
 template <typename T>
 inline void Exp(const LocalTensor<T> &dst, const LocalTensor<T> &src, const int32_t &count) {
