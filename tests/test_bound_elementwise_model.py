@@ -311,6 +311,10 @@ def step_model(ins: Instruction, buffers: dict[str, Any], scalars: dict[str, flo
         if ins.round_mode == "CAST_RINT" and dt in FORMAT16:
             return cast16(srcs[0], dt)
         return srcs[0]
+    if op == "Axpy":
+        # dst = src * s + dst: the product rounded as a Muls, then its sum with dst's value before, as an Add
+        product = rounded(image("Mul", srcs[0], s), DELTA["Muls"], TINY, FP32_MAX)
+        return rounded(image("Add", buffers[ins.dst], product), DELTA["Add"], TINY, FP32_MAX)
     if op in ("Adds", "Muls", "Maxs", "Mins"):
         op, other = op[:-1], s
     else:
@@ -426,6 +430,18 @@ def test_each_arithmetic_instruction_matches_the_model() -> None:
         one_instruction(ins, {"x": a, "y": b}, {"s": s}, DType.FLOAT)
 
     run_examples(1, example)
+
+
+def test_axpy_matches_the_model() -> None:
+    """``Axpy`` (``d = x * s + d``: the addend is the destination's interval before the instruction)."""
+
+    def example(rng: np.random.Generator) -> None:
+        n = int(rng.integers(1, 41))
+        s = float(draw_values(rng, 1)[0])
+        ins = Instruction("Axpy", "d", ("x",), "s_")
+        one_instruction(ins, {"x": draw_intervals(rng, n), "d": draw_intervals(rng, n)}, {"s": s}, DType.FLOAT)
+
+    run_examples(5, example)
 
 
 def test_compare_and_select_match_the_model() -> None:

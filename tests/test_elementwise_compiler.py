@@ -53,6 +53,9 @@ def run_program(prog: Program, inputs: dict[str, np.ndarray], scalars: dict[str,
             elif ins.op == "Select":
                 other = src[2] if ins.mode == "VSEL_TENSOR_TENSOR_MODE" else scalar(ins.scalar or "")
                 out = np.where(src[0], src[1], other)
+            elif ins.op == "Axpy":  # dst = src * scalar + dst: the addend is the destination's value
+                assert ins.scalar is not None
+                out = bufs[ins.dst] + src[0] * scalar(ins.scalar)
             elif ins.op in ("Adds", "Muls", "Maxs", "Mins"):
                 assert ins.scalar is not None
                 s = scalar(ins.scalar)

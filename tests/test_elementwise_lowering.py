@@ -16,7 +16,7 @@ import pytest
 from codegen.families.elementwise.compiler import Program, compile_formula
 from codegen.families.elementwise.plan.variants import compile_all
 from codegen.spec.errors import SourceLoc
-from codegen.spec.expr import parse_expr
+from codegen.spec.expr import parse_expr, to_source
 from codegen.specs import load_project, resolve_op
 
 COMMUTATIVE = {"Add", "Mul", "Max", "Min"}
@@ -138,19 +138,105 @@ def test_shared_square_across_forms() -> None:
     assert [i.op for i in prog.instructions].count("Exp") == 1
 
 
+def _ops(prog: Program) -> list[tuple[str, str, tuple[str, ...], str | None]]:
+    return [(i.op, i.dst, i.srcs, i.scalar) for i in prog.instructions]
+
+
+def _compile_both(formula: str, tensors: tuple[str, ...] = ("x", "y"), defs: dict[str, str] | None = None):  # type: ignore[no-untyped-def]
+    loc = SourceLoc("t.yaml", 1)
+    scalar_defs = {k: parse_expr(v, loc, k) for k, v in (defs or {}).items()}
+    return compile_formula("out", parse_expr(formula, loc, "compute.out"), tensors, scalar_defs, loc)
+
+
+def test_axpy_into_a_cast_copy() -> None:
+    """``x + 2 * y`` on 16-bit inputs: both cast up, one Axpy into x's fp32 copy (dead afterwards), the cast
+    back: 4 instructions where Muls and Add took 5. In fp32 x is its input tile, which is not the output:
+    Axpy would need a copy into it, so Muls and Add stay."""
+    compiled = _compile_both("x + 2 * y")
+    assert _ops(compiled.cast16) == [
+        ("Cast", "tmp0", ("xLocal",), None),
+        ("Cast", "tmp1", ("yLocal",), None),
+        ("Axpy", "tmp0", ("tmp1",), "2.0f"),
+        ("Cast", "outLocal", ("tmp0",), None),
+    ]
+    assert [i.op for i in compiled.fp32.instructions] == ["Muls", "Add"]
+    # s * y + a and a host scalar: the same
+    swapped = _compile_both("alpha * y + x", defs={"alpha": "beta * 2"})
+    assert [(i.op, i.scalar) for i in swapped.cast16.instructions] == [
+        ("Cast", None),
+        ("Cast", None),
+        ("Axpy", "scalar0_"),
+        ("Cast", None),
+    ]
+
+
+def test_axpy_into_a_computed_value() -> None:
+    """A computed addend takes the result in its own buffer: ``exp(x) + 2 * y`` computes ``exp(x)`` into the
+    output tile and Axpys into it (fp32, 2 instructions for 3); inside a formula, into the addend's temporary; a
+    division by a host value is a scale too."""
+    assert _ops(_compile("exp(x) + 2 * y")) == [
+        ("Exp", "outLocal", ("xLocal",), None),
+        ("Axpy", "outLocal", ("yLocal",), "2.0f"),
+    ]
+    assert _ops(_compile("sqrt(exp(x) * x + y / 4) * y")) == [
+        ("Exp", "tmp0", ("xLocal",), None),
+        ("Mul", "tmp0", ("tmp0", "xLocal"), None),
+        ("Axpy", "tmp0", ("yLocal",), "0.25f"),
+        ("Sqrt", "tmp0", ("tmp0",), None),
+        ("Mul", "outLocal", ("tmp0", "yLocal"), None),
+    ]
+    # an input tile at its last use (not the output) takes it too, as allocation reuses it for any value
+    assert _ops(_compile("exp(x + 2 * y)")) == [
+        ("Axpy", "xLocal", ("yLocal",), "2.0f"),
+        ("Exp", "outLocal", ("xLocal",), None),
+    ]
+
+
+def test_axpy_of_a_difference_negates_the_scale() -> None:
+    """``a - s * y`` (the form the simplifier gives ``a + -3 * y``) is Axpy by ``-s``: a literal negated, a host
+    scalar hoisted negated."""
+    assert _ops(_compile("exp(x) + -3 * y")) == [
+        ("Exp", "outLocal", ("xLocal",), None),
+        ("Axpy", "outLocal", ("yLocal",), "-3.0f"),
+    ]
+    compiled = _compile_both("exp(x) - alpha * y", defs={"alpha": "beta * 2"})
+    (scalar,) = [t[3] for t in _ops(compiled.fp32) if t[0] == "Axpy"]
+    field = next(hs for hs in compiled.scalars if f"{hs.field_name}_" == scalar)
+    assert to_source(field.expr) == "-(beta * 2)"
+    # y * s - a is not an Axpy (a would need negating first)
+    assert [i.op for i in _compile("2 * y - exp(x)").instructions] == ["Muls", "Exp", "Sub"]
+
+
+@pytest.mark.parametrize(
+    ("formula", "ops"),
+    [
+        # the addend is read again afterwards: its buffer may not take the sum
+        ("(exp(x) + 2 * y) * exp(x)", ["Exp", "Muls", "Add", "Mul"]),
+        # the addend is an input tile still needed later (x read again)
+        ("exp(x + 2 * y) * x", ["Muls", "Add", "Exp", "Mul"]),
+        # the addend is an input tile and the sum is the fp32 output: Axpy would need a copy into it
+        ("x + 2 * y", ["Muls", "Add"]),
+        # the scaled value is read elsewhere too: the Muls stays, so nothing is saved
+        ("(exp(x) + 2 * y) * exp(2 * y)", ["Exp", "Muls", "Add", "Exp", "Mul"]),
+    ],
+)
+def test_no_axpy_where_the_addend_is_live_or_nothing_is_saved(formula: str, ops: list[str]) -> None:
+    assert [i.op for i in _compile(formula).instructions] == ops
+
+
 #: Element-ops per element counted by hand from each formula (16-bit: + one Cast per input and one for the
 #: output). GeluBackward: erf(x / sqrt2) = Abs, Muls p / sqrt2, Adds 1, Reciprocal (4); the polynomial, its
 #: coefficients times -0.5, Muls a5 and four Adds + Mul (9); exp(-x^2 / 2), shared with the density term: Mul,
 #: Muls, Exp (3); 0.5 + 0.5 erf = w + 1 where x >= 0 and -w where x < 0 with w = -0.5 poly exp: Mul, Adds,
-#: Muls -1, Compares, Select (5); clamp(x, -10, 10): Maxs, Mins, no NaN keep (2); times 0.3989 exp: Mul, Muls
-#: (2); the sum and gradOutput: Add, Mul (2): 27.
+#: Muls -1, Compares, Select (5); clamp(x, -10, 10): Maxs, Mins, no NaN keep (2); clamp times exp: Mul (1); its
+#: 0.3989 times added to the erf term: one Axpy into the Select's temporary (1); times gradOutput: Mul (1): 26.
 #: SigmoidBackward g * y * (1 - y): Mul, Sub from a per-core constant 1, Mul (3). MseLossBackward
 #: (s - t) * g * norm: Sub, Mul, Muls (3). SoftMarginLossBackward -t * g * sigmoid(-t * s) * norm: Mul, Exp,
 #: Adds, Reciprocal (4), then Mul, Mul, Muls -norm (3): 7. The last column: per-core constants, each filled once
 #: per core over one tile (tileLength elements), besides the per-element work.
 EXPECTED_OPS = [
-    ("GeluBackward", np.float32, 27, 0),
-    ("GeluBackward", "bfloat16", 30, 0),
+    ("GeluBackward", np.float32, 26, 0),
+    ("GeluBackward", "bfloat16", 29, 0),
     ("SigmoidBackward", np.float16, 6, 1),
     ("MseLossBackward", np.float32, 3, 0),
     ("SoftMarginLossBackward", np.float32, 7, 0),

@@ -8,6 +8,9 @@ contain every value the fp32 (or 16-bit) kernel can hold there (the model of
   widen it by their rounding: ``delta * |x| + tau`` at both ends, with ``delta`` =
   :data:`ROUNDING` [op] and ``tau`` = 2**-126 (a result in the subnormal range may be flushed to 0), never
   across 0 (rounding keeps a value's side of 0, so an exact 0 stays 0);
+- ``Axpy`` (``dst = src * s + dst``, the addend read from its ``dst``) rounds twice: the product as ``Muls``,
+  then the sum as ``Add`` (the emulation's assumption, docs/emulator.md; a fused multiply-add that rounds once
+  lies inside);
 - ``Abs Relu Max Min Maxs Mins`` and the widening ``Cast`` (and ``CastElemsForCompare``) are exact;
   ``Compare``/``Compares`` (and ``CompareElems``, as the ``Compares`` of its widened source) give a mask
   that is decided where the operand intervals decide the comparison (NaN compares false except ``NE``)
@@ -38,6 +41,7 @@ from typing import Any
 import numpy as np
 
 from codegen.families.elementwise.compiler import Instruction, Program
+from codegen.families.elementwise.compiler.fusion import AXPY
 from codegen.families.elementwise.compiler.narrow import COMPARE_ELEMS, WIDEN_FOR_COMPARE
 from codegen.families.elementwise.intervals import (
     F64_SLACK,
@@ -212,6 +216,10 @@ def _step(ins: Instruction, buffers: dict[str, Interval], scalars: Mapping[str, 
         return _select(mask, srcs[1], src1)
     if ins.op == WIDEN_FOR_COMPARE:
         return srcs[0]  # 16-bit -> fp32 widening is exact
+    if ins.op == AXPY:
+        # the product rounded (Muls), then the sum with the addend, the buffer's value before the instruction
+        product = _round(_apply("Muls", srcs, scalar), ROUNDING["Muls"], FP32_TINY, FP32_MAX)
+        return _round(_apply("Add", [buffers[ins.dst], product], None), ROUNDING["Add"], FP32_TINY, FP32_MAX)
     if ins.op == "Cast":
         (src,) = srcs
         if ins.round_mode == "CAST_RINT" and dt in LIMIT16:

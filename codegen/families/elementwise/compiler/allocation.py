@@ -3,6 +3,7 @@ temporaries, bit masks and the output buffer, reusing a buffer once its value is
 
 from __future__ import annotations
 
+from codegen.families.elementwise.compiler.fusion import AXPY, fuse_axpy
 from codegen.families.elementwise.compiler.narrow import NARROW_SUFFIX, narrow_compares, narrow_selects
 from codegen.families.elementwise.compiler.program import Instruction, Program
 from codegen.families.elementwise.compiler.values import _Values
@@ -19,9 +20,13 @@ def _allocate(b: _Values, root: int, constants: dict[str, str], narrow: bool = T
     (:func:`.narrow.narrow_selects`): the chain writes the output buffer, its constants are held in the input
     dtype (:attr:`Program.narrow`) and no final ``Cast`` rounds the result. An input compared only with host
     values is compared in its own dtype where the hardware can (:func:`.narrow.narrow_compares`); its rounded
-    host values are constants in the input dtype whose fill carries the ``RoundMode`` (``round_mode``)."""
+    host values are constants in the input dtype whose fill carries the ``RoundMode`` (``round_mode``). A
+    ``Muls`` whose only reader adds it to a value that dies there becomes one ``Axpy`` into that value's buffer
+    (:func:`.fusion.fuse_axpy`)."""
     chain = narrow_selects(b, root) if narrow else set()
     narrow_compares(b)
+    final_cast = b.narrow_output and not chain
+    to_out = fuse_axpy(b, root, final_cast, chain)
     last_use: dict[int, int] = {}
     for i, (_, _, srcs, *_rest) in enumerate(b.code):
         for s in srcs:
@@ -33,7 +38,6 @@ def _allocate(b: _Values, root: int, constants: dict[str, str], narrow: bool = T
     masks = 0
     out: list[Instruction] = []
     fills: list[Instruction] = []
-    final_cast = b.narrow_output and not chain
     # an input's own buffer may take a value at its last use where it holds fp32 (an input read in place)
     in_place = {f"{name}Local" for name in b.reg_source.values() if not b.is_cast(name)}
     narrow_names: list[str] = []
@@ -53,8 +57,13 @@ def _allocate(b: _Values, root: int, constants: dict[str, str], narrow: bool = T
             if dst in b.narrow_consts:
                 narrow_names.append(name)
             continue
-        if dst in chain:
+        if dst in chain or dst in to_out:
             target = "outLocal"
+        elif op == AXPY:
+            # in place: the addend's buffer (dying here: a temporary, or an fp32 input's tile) takes the result
+            target = buf[srcs[0]]
+            if target in free_temps:
+                free_temps.remove(target)
         elif dst in b.mask_regs:
             # Mask buffers form their own pool; a dying mask is not reused by the mask written from it.
             if free_masks:
@@ -78,7 +87,8 @@ def _allocate(b: _Values, root: int, constants: dict[str, str], narrow: bool = T
                 target = f"tmp{temps}"
                 temps += 1
         buf[dst] = target
-        out.append(Instruction(op, target, tuple(buf[s] for s in srcs), scalar, rm, mode, approx, b.images.get(dst)))
+        read = srcs[1:] if op == AXPY else srcs  # Axpy's addend is its dst
+        out.append(Instruction(op, target, tuple(buf[s] for s in read), scalar, rm, mode, approx, b.images.get(dst)))
     if final_cast:
         out.append(Instruction("Cast", "outLocal", (buf[root],), None, "CAST_RINT"))
     elif not out or out[-1].dst != "outLocal":

@@ -215,8 +215,7 @@ class KernelGeluGrad {
       Maxs(selfLocal, selfLocal, -10.0f, n);
       Mins(selfLocal, selfLocal, 10.0f, n);
       Mul(selfLocal, selfLocal, tmp0, n);
-      Muls(selfLocal, selfLocal, 0.3989422804014327f, n);
-      Add(tmp1, tmp1, selfLocal, n);
+      Axpy(tmp1, selfLocal, 0.3989422804014327f, n);
       Mul(outLocal, gradOutputLocal, tmp1, n);
       if (IsScalar(2)) {  // the program wrote over the filled tile: fill it again
         FillScalar(selfLocal, selfBits_, count);
@@ -254,8 +253,7 @@ class KernelGeluGrad {
       Maxs(tmp1, tmp1, -10.0f, n);
       Mins(tmp1, tmp1, 10.0f, n);
       Mul(tmp1, tmp1, tmp2, n);
-      Muls(tmp1, tmp1, 0.3989422804014327f, n);
-      Add(tmp3, tmp3, tmp1, n);
+      Axpy(tmp3, tmp1, 0.3989422804014327f, n);
       Mul(tmp0, tmp0, tmp3, n);
       Cast(outLocal, tmp0, RoundMode::CAST_RINT, n);
     }

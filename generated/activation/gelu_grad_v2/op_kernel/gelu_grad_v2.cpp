@@ -227,8 +227,7 @@ class KernelGeluGradV2 {
         Muls(tmp1, tmp0, 0.7978845608028654f, n);
         Mul(tmp2, tmp0, tmp0, n);
         Mul(tmp3, tmp2, tmp0, n);
-        Muls(tmp3, tmp3, 0.035677408136300125f, n);
-        Add(tmp1, tmp1, tmp3, n);
+        Axpy(tmp1, tmp3, 0.035677408136300125f, n);
         Maxs(tmp1, tmp1, -10.0f, n);
         Mins(tmp1, tmp1, 10.0f, n);
         Muls(tmp1, tmp1, 2.0f, n);
@@ -244,8 +243,7 @@ class KernelGeluGradV2 {
         Muls(tmp2, tmp2, 0.134145f, n);
         Adds(tmp2, tmp2, 1.0f, n);
         Mul(tmp0, tmp0, tmp2, n);
-        Muls(tmp0, tmp0, 0.3989422804014327f, n);
-        Add(tmp1, tmp1, tmp0, n);
+        Axpy(tmp1, tmp0, 0.3989422804014327f, n);
         Mul(outLocal, gradOutputLocal, tmp1, n);
       } else {
         Abs(tmp0, selfLocal, n);
@@ -272,8 +270,7 @@ class KernelGeluGradV2 {
         Maxs(selfLocal, selfLocal, -10.0f, n);
         Mins(selfLocal, selfLocal, 10.0f, n);
         Mul(selfLocal, selfLocal, tmp0, n);
-        Muls(selfLocal, selfLocal, 0.3989422804014327f, n);
-        Add(tmp1, tmp1, selfLocal, n);
+        Axpy(tmp1, selfLocal, 0.3989422804014327f, n);
         Mul(outLocal, gradOutputLocal, tmp1, n);
       }
       if (IsScalar(2)) {  // the program wrote over the filled tile: fill it again
@@ -297,8 +294,7 @@ class KernelGeluGradV2 {
         Muls(tmp1, tmp2, 0.7978845608028654f, n);
         Mul(tmp3, tmp2, tmp2, n);
         Mul(tmp4, tmp3, tmp2, n);
-        Muls(tmp4, tmp4, 0.035677408136300125f, n);
-        Add(tmp1, tmp1, tmp4, n);
+        Axpy(tmp1, tmp4, 0.035677408136300125f, n);
         Maxs(tmp1, tmp1, -10.0f, n);
         Mins(tmp1, tmp1, 10.0f, n);
         Muls(tmp1, tmp1, 2.0f, n);
@@ -314,8 +310,7 @@ class KernelGeluGradV2 {
         Muls(tmp3, tmp3, 0.134145f, n);
         Adds(tmp3, tmp3, 1.0f, n);
         Mul(tmp2, tmp2, tmp3, n);
-        Muls(tmp2, tmp2, 0.3989422804014327f, n);
-        Add(tmp1, tmp1, tmp2, n);
+        Axpy(tmp1, tmp2, 0.3989422804014327f, n);
         Mul(tmp0, tmp0, tmp1, n);
         Cast(outLocal, tmp0, RoundMode::CAST_RINT, n);
       } else {
@@ -345,8 +340,7 @@ class KernelGeluGradV2 {
         Maxs(tmp1, tmp1, -10.0f, n);
         Mins(tmp1, tmp1, 10.0f, n);
         Mul(tmp1, tmp1, tmp2, n);
-        Muls(tmp1, tmp1, 0.3989422804014327f, n);
-        Add(tmp3, tmp3, tmp1, n);
+        Axpy(tmp3, tmp1, 0.3989422804014327f, n);
         Mul(tmp0, tmp0, tmp3, n);
         Cast(outLocal, tmp0, RoundMode::CAST_RINT, n);
       }
