@@ -1,8 +1,8 @@
 """NumPy reference of aclnnForeachAddListV2: ``out[i] = x1[i] + alpha * x2[i]`` for every tensor of the lists,
 as ops-nn's ForeachAddList kernel computes it (hicann/ops-nn foreach/foreach_add_list/op_kernel): ``alpha``
 converted to the compute dtype (FLOAT16 for FLOAT16 lists, FLOAT otherwise, ConvertToTensor in its op_api), each
-``alpha * x2`` rounded to that dtype (Muls), then the sum computed in float64 (the kernel's Add rounds it once,
-which the comparison allows)."""
+``alpha * x2`` rounded to that dtype (Muls, or the product Axpy rounds), then the sum computed in float64 (the
+kernel's Add or Axpy rounds it once, which the comparison allows)."""
 
 from __future__ import annotations
 

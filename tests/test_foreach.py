@@ -9,6 +9,7 @@ parameters (32 KiB of the list per core) or from PyTorch, never from the project
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 
 import ml_dtypes
 import numpy as np
@@ -251,3 +252,23 @@ def test_scalar_apis_against_torch_and_in_place(op: str, built_op: Callable[[str
         assert guarded.touched() == 0
     guarded.buffer[guarded.tensors[0][1]] ^= 0xFF  # one byte just past the first tensor: the guard sees it
     assert guarded.touched() == 1 and GUARD_BYTE == 0xA5
+
+
+@pytest.mark.parametrize("dtype", ["FLOAT", "FLOAT16", "BF16"])
+def test_add_list_v2_does_ops_nn_vector_work(dtype: str, built_op: Callable[[str, str], OpCallable]) -> None:
+    """aclnnForeachAddListV2's vector element-ops per element (the emulator's ``vector_elements`` over the list's
+    elements) equal ops-nn's hand count (bench/ops_nn_counts.yaml): FLOAT and FLOAT16 ``Muls`` and ``Add`` (2);
+    BF16 two casts up, one ``Axpy`` into x1's fp32 copy and one cast back (4), where ``Muls`` and ``Add`` took 5."""
+    import yaml
+
+    from codegen.runner import ScalarArg
+
+    counts = Path(__file__).resolve().parent.parent / "bench" / "ops_nn_counts.yaml"
+    want = yaml.safe_load(counts.read_text(encoding="utf-8"))["aclnnForeachAddListV2"]["element_ops_per_element"]
+    f = built_op("foreach_add_list_v2", PRODUCT)
+    store = {"FLOAT": np.float32, "FLOAT16": np.float16, "BF16": ml_dtypes.bfloat16}[dtype]
+    shapes = [(40000,), (), (3, 7), (0,), (1000,)]
+    x1, x2 = _list(shapes, store, seed=1), _list(shapes, store, seed=2)
+    f(x1=x1, x2=x2, alpha=ScalarArg(0.75, "FLOAT16" if dtype == "FLOAT16" else "FLOAT"))
+    elements = sum(int(c["vector_elements"]) for launch in f.last_stats["launches"] for c in launch["cores"])
+    assert elements == want[dtype] * sum(a.size for a in x1)

@@ -48,6 +48,11 @@ class UnaryFunction:
         arity: the input lists it reads (1: a function call or a scalar operator, 2: a binary operator).
         scalar: whether it takes a scalar attr as its second operand (``Muls(dst, src, scalarValue, count)``,
             kernel_operator_vec_binary_scalar_intf.h).
+        fused: for a :data:`SCALED_OPERATORS` form, the instruction that computes ``a <op> scalar * b`` in one
+            into ``a``'s tile (``Axpy(a, b, scalarValue, count)``: ``a[i] = b[i] * scalarValue + a[i]``,
+            kernel_operator_vec_ternary_scalar_intf.h), which the kernel runs where ``a`` is a scratch tile whose
+            value is dead afterwards (BF16's fp32 copy of the tile: one instruction fewer than ``Muls`` then the
+            operator); None where the operator has none.
     """
 
     name: str
@@ -55,6 +60,7 @@ class UnaryFunction:
     words: str
     arity: int = 1
     scalar: bool = False
+    fused: str | None = None
 
 
 #: The unary functions the family's kernels compute, by formula name.
@@ -86,9 +92,10 @@ SCALAR_FUNCTIONS: dict[str, UnaryFunction] = {
 }
 
 #: The operators between two lists whose second operand is scaled by a scalar attr first (``x1 + alpha * x2``:
-#: ``Muls`` of the second tile, then the operator; ops-nn's ForeachAddList kernel), by formula operator.
+#: ``Muls`` of the second tile, then the operator, or the one ``fused`` instruction into the first tile where
+#: that tile is scratch; ops-nn's ForeachAddList kernel runs ``Axpy``), by formula operator.
 SCALED_OPERATORS: dict[str, UnaryFunction] = {
-    f.name: f for f in (UnaryFunction("+", "Add", "the sum with the scalar times the second list", 2, True),)
+    f.name: f for f in (UnaryFunction("+", "Add", "the sum with the scalar times the second list", 2, True, "Axpy"),)
 }
 
 #: The dtypes the family's kernels take (FLOAT16 and BF16 tiles are computed in fp32 where the op says so).

@@ -48,7 +48,9 @@ class ListRoles:
     list has) and output list ``dest``, the device op's input lists ``device_ins`` (``device_in``: the first),
     every device input ``kernel_ins`` (the kernel entry's order) and ``device_out`` names, the AscendC
     ``instruction`` and the formula text ``formula``; for a scalar form, the aclnn ``scalar`` attr, the device
-    input ``device_scalar`` carrying it and its dtype per list dtype ``scalar_dtypes`` (else None and empty)."""
+    input ``device_scalar`` carrying it and its dtype per list dtype ``scalar_dtypes`` (else None and empty);
+    ``fused``, the one instruction a scaled form runs into the first list's tile where that tile is a scratch
+    copy (BF16's fp32 tile; :attr:`codegen.families.foreach.compute.UnaryFunction.fused`), else None."""
 
     source: str
     sources: tuple[str, ...]
@@ -62,6 +64,7 @@ class ListRoles:
     scalar: str | None = None
     device_scalar: str | None = None
     scalar_dtypes: tuple[ScalarDtype, ...] = ()
+    fused: str | None = None
 
 
 @dataclass(frozen=True)
@@ -207,6 +210,7 @@ def roles_of(spec: OpSpec) -> ListRoles:
         comp.scalar,
         carrier.name if carrier is not None else None,
         scalar_dtypes,
+        comp.function.fused if comp.scalar is not None else None,
     )
 
 

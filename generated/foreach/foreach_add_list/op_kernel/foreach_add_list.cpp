@@ -60,8 +60,10 @@ __aicore__ inline void CopyUbToGm(GlobalTensor<T> dst, const LocalTensor<T> &src
 // One core's share of a binary op over two tensor lists of equal shapes: y[t][i] = Op(x1[t][i], x2[t][i]) for the
 // elements from (startTensor, startOffset) to (endTensor, endOffset) (end exclusive), read as one stream. `T`, `C`
 // and the copies as ListUnary's; `Op` has `void Apply(const LocalTensor<C> &dst, const LocalTensor<C> &a, const
-// LocalTensor<C> &b, int32_t count)` (static, or a member of the `op` Init stores; it may overwrite `b`). UB: two tiles
-// of T per input queue and two out, and two tiles of C for the casts when C differs from T.
+// LocalTensor<C> &b, int32_t count)` (static, or a member of the `op` Init stores; it may overwrite `b`), run on
+// the queue tiles when C is T, and `void Apply(const LocalTensor<C> &a, const LocalTensor<C> &b, int32_t count)`,
+// the result into `a`, run on the casts' tiles of C otherwise (both scratch: it may overwrite `a` and `b`). UB:
+// two tiles of T per input queue and two out, and two tiles of C for the casts when C differs from T.
 template <typename T, typename C, typename Op>
 class ListBinary {
  public:
@@ -131,7 +133,7 @@ class ListBinary {
       LocalTensor<C> wideB = castBuf2_.Get<C>();
       Cast(wideA, a, RoundMode::CAST_NONE, static_cast<uint32_t>(n));
       Cast(wideB, b, RoundMode::CAST_NONE, static_cast<uint32_t>(n));
-      op_.Apply(wideA, wideA, wideB, static_cast<int32_t>(n));
+      op_.Apply(wideA, wideB, static_cast<int32_t>(n));
       Cast(out, wideA, RoundMode::CAST_RINT, static_cast<uint32_t>(n));
     }
     outQueue_.EnQue(out);
@@ -171,7 +173,8 @@ template <typename T, typename C, typename Op>
 using KernelForeachAddList = ListBinary<T, C, Op>;
 
 // The op's vector instructions on one tile: the second tile times the scalar `alpha` (in the compute
-// dtype C, read once per core), then Add with the first (as ops-nn's foreach kernels: Muls, then the op).
+// dtype C, read once per core), then Add with the first into the output tile; into the first tile where that
+// tile is a scratch copy (the casts' tiles), one Axpy (a[i] = b[i] * alpha + a[i]), as ops-nn's kernel.
 template <typename C>
 struct AddOp {
   C value;
@@ -180,6 +183,9 @@ struct AddOp {
     Muls(b, b, value, count);
     PipeBarrier<PIPE_V>();
     Add(dst, a, b, count);
+  }
+  __aicore__ inline void Apply(const LocalTensor<C> &a, const LocalTensor<C> &b, int32_t count) const {
+    Axpy(a, b, value, count);
   }
 };
 

@@ -60,8 +60,10 @@ __aicore__ inline void CopyUbToGm(GlobalTensor<T> dst, const LocalTensor<T> &src
 // One core's share of a binary op over two tensor lists of equal shapes: y[t][i] = Op(x1[t][i], x2[t][i]) for the
 // elements from (startTensor, startOffset) to (endTensor, endOffset) (end exclusive), read as one stream. `T`, `C`
 // and the copies as ListUnary's; `Op` has `void Apply(const LocalTensor<C> &dst, const LocalTensor<C> &a, const
-// LocalTensor<C> &b, int32_t count)` (static, or a member of the `op` Init stores; it may overwrite `b`). UB: two tiles
-// of T per input queue and two out, and two tiles of C for the casts when C differs from T.
+// LocalTensor<C> &b, int32_t count)` (static, or a member of the `op` Init stores; it may overwrite `b`), run on
+// the queue tiles when C is T, and `void Apply(const LocalTensor<C> &a, const LocalTensor<C> &b, int32_t count)`,
+// the result into `a`, run on the casts' tiles of C otherwise (both scratch: it may overwrite `a` and `b`). UB:
+// two tiles of T per input queue and two out, and two tiles of C for the casts when C differs from T.
 template <typename T, typename C, typename Op>
 class ListBinary {
  public:
@@ -131,7 +133,7 @@ class ListBinary {
       LocalTensor<C> wideB = castBuf2_.Get<C>();
       Cast(wideA, a, RoundMode::CAST_NONE, static_cast<uint32_t>(n));
       Cast(wideB, b, RoundMode::CAST_NONE, static_cast<uint32_t>(n));
-      op_.Apply(wideA, wideA, wideB, static_cast<int32_t>(n));
+      op_.Apply(wideA, wideB, static_cast<int32_t>(n));
       Cast(out, wideA, RoundMode::CAST_RINT, static_cast<uint32_t>(n));
     }
     outQueue_.EnQue(out);
@@ -170,12 +172,16 @@ class ListBinary {
 template <typename T, typename C, typename Op>
 using KernelForeachDivList = ListBinary<T, C, Op>;
 
-// The op's vector instruction on one tile.
+// The op's vector instruction on one tile (into the output tile, or into the first tile, a scratch copy).
 struct DivOp {
   template <typename C>
   static __aicore__ inline void Apply(const LocalTensor<C> &dst, const LocalTensor<C> &a, const LocalTensor<C> &b,
                                       int32_t count) {
     Div(dst, a, b, count);
+  }
+  template <typename C>
+  static __aicore__ inline void Apply(const LocalTensor<C> &a, const LocalTensor<C> &b, int32_t count) {
+    Div(a, a, b, count);
   }
 };
 
