@@ -254,21 +254,32 @@ def test_scalar_apis_against_torch_and_in_place(op: str, built_op: Callable[[str
     assert guarded.touched() == 1 and GUARD_BYTE == 0xA5
 
 
-@pytest.mark.parametrize("dtype", ["FLOAT", "FLOAT16", "BF16"])
-def test_add_list_v2_does_ops_nn_vector_work(dtype: str, built_op: Callable[[str, str], OpCallable]) -> None:
-    """aclnnForeachAddListV2's vector element-ops per element (the emulator's ``vector_elements`` over the list's
-    elements) equal ops-nn's hand count (bench/ops_nn_counts.yaml): FLOAT and FLOAT16 ``Muls`` and ``Add`` (2);
-    BF16 two casts up, one ``Axpy`` into x1's fp32 copy and one cast back (4), where ``Muls`` and ``Add`` took 5."""
+FOREACH_APIS = sorted((s.op, s.aclnn_name) for s in SPECS.values() if s.family == "foreach")
+
+
+@pytest.mark.parametrize(("op", "api"), FOREACH_APIS, ids=[a for _, a in FOREACH_APIS])
+def test_vector_work_is_ops_nn(op: str, api: str, built_op: Callable[[str, str], OpCallable]) -> None:
+    """Every foreach API's vector element-ops per element (the emulator's ``vector_elements`` over the list's
+    elements), in every dtype, equal ops-nn's hand count (bench/ops_nn_counts.yaml, counted from its kernels):
+    one instruction per element (FLOAT, FLOAT16), with the casts of each input list up and the result back
+    for BF16; aclnnForeachAddListV2 ``Muls`` and ``Add`` (2) and on BF16 one ``Axpy`` into x1's fp32 copy
+    between the casts (4, where ``Muls`` and ``Add`` took 5)."""
     import yaml
 
     from codegen.runner import ScalarArg
 
     counts = Path(__file__).resolve().parent.parent / "bench" / "ops_nn_counts.yaml"
-    want = yaml.safe_load(counts.read_text(encoding="utf-8"))["aclnnForeachAddListV2"]["element_ops_per_element"]
-    f = built_op("foreach_add_list_v2", PRODUCT)
-    store = {"FLOAT": np.float32, "FLOAT16": np.float16, "BF16": ml_dtypes.bfloat16}[dtype]
+    want = yaml.safe_load(counts.read_text(encoding="utf-8"))[api]["element_ops_per_element"]
+    spec = next(s for s in SPECS.values() if s.op == op)
+    f = built_op(op, PRODUCT)
     shapes = [(40000,), (), (3, 7), (0,), (1000,)]
-    x1, x2 = _list(shapes, store, seed=1), _list(shapes, store, seed=2)
-    f(x1=x1, x2=x2, alpha=ScalarArg(0.75, "FLOAT16" if dtype == "FLOAT16" else "FLOAT"))
-    elements = sum(int(c["vector_elements"]) for launch in f.last_stats["launches"] for c in launch["cores"])
-    assert elements == want[dtype] * sum(a.size for a in x1)
+    for dtype, store in (("FLOAT", np.float32), ("FLOAT16", np.float16), ("BF16", ml_dtypes.bfloat16)):
+        lists = {t.name: _list(shapes, store, seed=k) for k, t in enumerate(spec.inputs)}
+        scalars = {
+            a.name: ScalarArg(0.75, "FLOAT16" if dtype == "FLOAT16" else "FLOAT")
+            for a in spec.attrs
+            if a.type == "scalar"
+        }
+        f(**lists, **scalars)
+        elements = sum(int(c["vector_elements"]) for launch in f.last_stats["launches"] for c in launch["cores"])
+        assert elements == want[dtype] * sum(a.size for a in lists[spec.inputs[0].name]), dtype
