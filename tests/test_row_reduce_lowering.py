@@ -168,3 +168,41 @@ def test_tile_queues_are_double_buffered_wherever_ub_allows(spec: object) -> Non
             doubled = edge.tile_bytes_per_elem + edge.queue_bytes_per_elem + edge.save_bytes_per_elem
             doubled += edge.line_bytes_per_elem
             assert fit * doubled > edge.budget_bytes, (product.name, combo.text)
+
+
+@pytest.mark.parametrize(
+    ("formula", "lines"),
+    [
+        # a computed into the destination, then one Axpy of the scaled line into it (Muls and Add would be 3)
+        ("exp(output) + s * gradOutput", ["Exp(dst, ins[1], n);", "Axpy(dst, ins[0], sc[0], n);"]),
+        ("gradOutput * s + exp(output)", ["Exp(dst, ins[1], n);", "Axpy(dst, ins[0], sc[0], n);"]),
+        ("exp(output) - gradOutput / s", ["Exp(dst, ins[1], n);", "Axpy(dst, ins[0], -(1.0f / (sc[0])), n);"]),
+        # the scaled line computed first, into a temporary
+        (
+            "exp(output) + s * exp(gradOutput)",
+            ["Exp(tmp[0], ins[0], n);", "Exp(dst, ins[1], n);", "Axpy(dst, tmp[0], sc[0], n);"],
+        ),
+        # the addend is an input line: computing it into the destination would be a copy, nothing saved
+        (
+            "gradOutput - exp(output) * s",
+            ["Exp(tmp[1], ins[1], n);", "Muls(tmp[0], tmp[1], sc[0], n);", "Sub(dst, ins[0], tmp[0], n);"],
+        ),
+        # s * y - a is no Axpy (a would need negating)
+        (
+            "s * gradOutput - exp(output)",
+            ["Muls(tmp[0], ins[0], sc[0], n);", "Exp(tmp[1], ins[1], n);", "Sub(dst, tmp[0], tmp[1], n);"],
+        ),
+    ],
+)
+def test_a_scaled_line_added_to_a_computed_one_is_one_axpy(formula: str, lines: list[str]) -> None:
+    """The row lowering's ``a + s * y`` (``s * y + a``, ``a - s * y``; ``s`` a row's scalar) with ``a`` computed:
+    ``a`` into the destination and one ``Axpy(dst, y, s)`` (``dst[i] = y[i] * s + dst[i]``), as
+    LayerNormBackward's gradInput subtracts ``(input - mean) * rstd * b`` from ``gradOut * weight - a``."""
+    from codegen.families.row_reduce.plan.lowering import Lowering
+    from codegen.spec.errors import SourceLoc
+    from codegen.spec.expr import parse_expr
+
+    spec = next(s for s in SPECS.values() if s.op == "LogSoftmaxBackward")
+    lowering = Lowering(spec, {"s": 0}, 0)
+    got = lowering.function("F", parse_expr(formula, SourceLoc("t.yaml", 1), "f"), scalar=True)
+    assert list(got.lines) == lines

@@ -33,9 +33,10 @@ class Lowering:
     Operands: inputs ``ins[i]`` (fp32 lines); reductions and per-row values (``__row<j>``) either as scalars
     ``sc[k]`` / ``sc[NUM_RED + j]`` (``scalar=True``) or as lines ``reds[k]`` / ``rows[j]``; float attrs
     ``attrs[j]`` and literals as scalars. An operation of a line and a scalar is one ``Adds``/``Muls`` (a
-    difference ``s - a`` two: ``Muls`` by -1 and ``Adds``); a scalar alone is ``Duplicate``d only where a
-    line must hold it (``s / a``, a formula that is one scalar). Every inner node gets a temporary
-    ``tmp[slot]`` (freed when its parent is computed); the root writes ``dst``.
+    difference ``s - a`` two: ``Muls`` by -1 and ``Adds``); ``a + s * y`` (``s * y + a``, ``a - s * y``) with
+    ``a`` computed is ``a`` into the destination and one ``Axpy`` of ``y`` by ``s`` into it; a scalar alone is
+    ``Duplicate``d only where a line must hold it (``s / a``, a formula that is one scalar). Every inner node gets
+    a temporary ``tmp[slot]`` (freed when its parent is computed); the root writes ``dst``.
     """
 
     def __init__(self, spec: OpSpec, reds: dict[str, int], row_values: int) -> None:
@@ -124,6 +125,14 @@ class Lowering:
                 a, sa = go(e.operand, None)
                 lines.append(f"Muls({dst}, {a}, -1.0f, n);")
                 free(sa)
+            elif isinstance(e, Binary) and (fused := axpy(e)) is not None:
+                # a + s * y, s * y + a, a - s * y (a computed, s a scalar): y into a temporary, a into dst, then
+                # one Axpy(dst, y, +-s) (dst[i] = y[i] * s + dst[i]) instead of Muls and Add / Sub
+                a_expr, y_expr, s = fused
+                y, sy = go(y_expr, None)
+                go(a_expr, dst)
+                lines.append(f"Axpy({dst}, {y}, {s}, n);")
+                free(sy)
             elif isinstance(e, Binary):
                 ls, rs = self.scalar(e.left, scalar), self.scalar(e.right, scalar)
                 if rs and e.op in "+-*/":
@@ -157,6 +166,26 @@ class Lowering:
                 lines.append(f"{_UNARY_CALLS[e.func]}({dst}, {a}, n);")
                 free(sa)
             return dst, slot
+
+        def axpy(e: Binary) -> tuple[Expr, Expr, str] | None:
+            """``(a, y, s)`` where ``e`` is ``a + s * y``, ``s * y + a`` or ``a - s * y`` (``s * y``: ``y * s``,
+            ``s * y`` or ``y / s`` with ``s`` a scalar and ``y`` a line value; ``s`` negated for the difference),
+            ``a`` a computed line value (not an input or per-row line, not a kept subformula: computing it into
+            the destination costs no copy); else None."""
+            if e.op not in "+-":
+                return None
+            for a, term in ((e.left, e.right), (e.right, e.left)) if e.op == "+" else ((e.left, e.right),):
+                if line(a) or self.scalar(a, scalar) or str(a) in saves or not isinstance(term, Binary):
+                    continue
+                ls, rs = self.scalar(term.left, scalar), self.scalar(term.right, scalar)
+                if term.op == "*" and bool(ls) != bool(rs):
+                    y, s = (term.left, rs) if rs else (term.right, ls)
+                elif term.op == "/" and rs and not ls:
+                    y, s = term.left, f"1.0f / ({rs})"
+                else:
+                    continue
+                return a, y, s if e.op == "+" else f"-({s})"
+            return None
 
         def kept(e: Expr, j: int, dst: str | None) -> tuple[str, int | None]:
             """Subformula ``j`` of the saves: written to ``save[j]`` (an argument) or read from it (an output)

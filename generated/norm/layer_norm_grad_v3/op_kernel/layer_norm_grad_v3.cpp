@@ -154,20 +154,19 @@ __aicore__ inline void EvalOut0(const LocalTensor<float> &dst, const LocalTensor
   (void)keep;
   (void)tmp;
   (void)attrs;
+  LocalTensor<float> kept1 = save[1];
+  if (!keep) {
+    Adds(tmp[2], ins[1], -(sc[0]), n);
+    Muls(tmp[1], tmp[2], sc[1], n);
+    kept1 = tmp[1];
+  }
   LocalTensor<float> kept0 = save[0];
   if (!keep) {
     Mul(tmp[2], ins[0], ins[4], n);
     kept0 = tmp[2];
   }
-  Adds(tmp[1], kept0, -(sc[2]), n);
-  LocalTensor<float> kept1 = save[1];
-  if (!keep) {
-    Adds(tmp[4], ins[1], -(sc[0]), n);
-    Muls(tmp[3], tmp[4], sc[1], n);
-    kept1 = tmp[3];
-  }
-  Muls(tmp[2], kept1, sc[3], n);
-  Sub(tmp[0], tmp[1], tmp[2], n);
+  Adds(tmp[0], kept0, -(sc[2]), n);
+  Axpy(tmp[0], kept1, -(sc[3]), n);
   Muls(dst, tmp[0], sc[1], n);
 }
 
