@@ -41,7 +41,9 @@ def ops_nn_figures(dtype: DType) -> tuple[float, float | None]:
 
 
 @pytest.mark.parametrize("dtype", [DType.FLOAT, DType.FLOAT16, DType.BF16], ids=lambda d: d.name)
-def test_element_ops_per_element_of_ops_nn_or_the_recorded_figure(built_op: Callable[[str, str], OpCallable], dtype: DType) -> None:
+def test_element_ops_per_element_of_ops_nn_or_the_recorded_figure(
+    built_op: Callable[[str, str], OpCallable], dtype: DType
+) -> None:
     fn = built_op("layer_norm_backward", "Ascend910B")
     rng = np.random.default_rng(3)
     t = numpy_dtype(dtype)

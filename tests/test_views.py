@@ -194,7 +194,7 @@ _ = jinja2  # the environment type the helpers above parse with
 
 
 def _conforms(value: object, hint: object, where: str) -> list[str]:
-    """Where ``value`` breaks the type ``hint`` (recursively through tuples, mappings, unions and nested
+    """Where ``value`` breaks the type ``hint`` (recursively through tuples, frozensets, mappings, unions and nested
     dataclasses); empty when it conforms."""
     import types
     import typing
@@ -215,6 +215,10 @@ def _conforms(value: object, hint: object, where: str) -> list[str]:
         if len(value) != len(args):  # tuple[X, Y, Z]: one type per position
             return [f"{where}: {len(value)} items, not {len(args)}"]
         return [p for i, (v, a) in enumerate(zip(value, args, strict=True)) for p in _conforms(v, a, f"{where}[{i}]")]
+    if origin is frozenset:  # frozenset[X]: immutable, each member an X
+        if not isinstance(value, frozenset):
+            return [f"{where}: {type(value).__name__}, not a frozenset"]
+        return [p for v in sorted(value, key=repr) for p in _conforms(v, args[0], f"{where}{{{v!r}}}")]
     if origin is not None and isinstance(origin, type) and issubclass(origin, Mapping):
         if not isinstance(value, Mapping) or isinstance(value, dict):
             return [f"{where}: {type(value).__name__}, not a read-only mapping"]
