@@ -134,3 +134,25 @@ def test_backward_matches_pytorch_native_layer_norm_backward(
         ulp = np.abs(np.spacing(np.abs(w_arr).astype(g.dtype))).astype(np.float64)
         err = np.abs(np.asarray(g, np.float64) - w_arr)
         assert np.all(err <= atol + ulp), (label, float(np.max(err - atol - ulp)))
+
+
+def test_backward_takes_a_bias_it_never_reads(built_op: Callable[[str, str], OpCallable]) -> None:
+    """biasOptional is an aclnn input the device op does not take (checked by the L2 API, never launched): a call
+    that passes it allocates its outputs as one without it (the dtype combinations do not list it) and gives
+    bit-identical results; a bias of the wrong shape is the L2 API's 161002."""
+    from codegen.runner import AclnnError
+
+    fn = built_op("layer_norm_backward", "Ascend910B")
+    rng = np.random.default_rng(7)
+    x = rng.standard_normal((4, 7)).astype(np.float32)
+    dy = rng.standard_normal((4, 7)).astype(np.float32)
+    mean = x.mean(axis=1, keepdims=True).astype(np.float32)
+    rstd = (1.0 / np.sqrt(x.var(axis=1, keepdims=True) + 1e-5)).astype(np.float32)
+    call = {"gradOut": dy, "input": x, "normalizedShape": [7], "mean": mean, "rstd": rstd, "outputMask": [True] * 3}
+    without = fn(**call)
+    with_bias = fn(**call, biasOptional=rng.standard_normal(7).astype(np.float32))
+    for a, b in zip(without, with_bias, strict=True):
+        assert a.tobytes() == b.tobytes()
+    with pytest.raises(AclnnError) as info:
+        fn(**call, biasOptional=np.zeros(6, np.float32))
+    assert info.value.status == 161002

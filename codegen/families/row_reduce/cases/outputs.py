@@ -38,8 +38,10 @@ def infer_outputs(spec: OpSpec, arrays: dict[str, np.ndarray | None], attrs: dic
             c
             for c in combos(spec)
             if all(
-                numpy_dtype(c.dtype(n)) == in_dtypes[n] if n in in_dtypes else spec.tensor(n).optional
+                numpy_dtype(listed[n]) == in_dtypes[n] if n in in_dtypes else spec.tensor(n).optional
+                for listed in (dict(c.dtypes),)
                 for n in spec.input_names
+                if n in listed  # an input no combination lists (a host input) is the L2 API's to check
             )
         ),
         None,
