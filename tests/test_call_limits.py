@@ -80,7 +80,7 @@ def test_num_weights_beyond_int64_names_the_parameter(embedding) -> None:  # typ
 
 def test_num_weights_beyond_the_cap_names_it(embedding) -> None:  # type: ignore[no-untyped-def]
     grad = np.ones((2, 8), np.float32)
-    with pytest.raises(ValueError, match=r"result shape from shape\(numWeights, dim\(grad, -1\)\)"):
+    with pytest.raises(ValueError, match=r"result shapes from shape\(numWeights, dim\(grad, -1\)\)"):
         embedding(
             grad=grad, indices=np.zeros(2, np.int64), numWeights=2**40, paddingIdx=2**64 - 1, scaleGradByFreq=False
         )
@@ -105,16 +105,31 @@ def test_the_big_call_in_a_subprocess_fails_fast_with_low_memory() -> None:
     assert verdict == "ValueError" and int(rss_kib) < 1024 * 1024
 
 
-@pytest.mark.parametrize(("value", "cap"), [("", 4 << 30), ("4096", 4096)])
+@pytest.mark.parametrize(("value", "cap"), [("", 4 << 30), ("4096", 4096), ("1e9", 10**9)])
 def test_an_empty_memory_cap_variable_is_unset(monkeypatch: pytest.MonkeyPatch, value: str, cap: int) -> None:
     """``OPGEN_MAX_CALL_BYTES=`` (empty) made every call a ValueError; it means unset, as OPGEN_CACHE_DIR does."""
     from codegen.runner.memory import max_call_bytes
 
     monkeypatch.setenv("OPGEN_MAX_CALL_BYTES", value)
     assert max_call_bytes() == cap
-    monkeypatch.setenv("OPGEN_MAX_CALL_BYTES", "0")
-    with pytest.raises(ValueError, match="must be a positive number of bytes, got '0'"):
-        max_call_bytes()
+    for bad in ("0", "1.5", "inf", "nan", "4 GiB"):
+        monkeypatch.setenv("OPGEN_MAX_CALL_BYTES", bad)
+        with pytest.raises(ValueError, match=f"must be a positive number of bytes, got '{bad}'"):
+            max_call_bytes()
+
+
+def test_an_output_shaped_by_an_int_array_attr_counts_against_the_cap(
+    built_op: Callable[[str, str], codegen.runner.OpCallable],
+) -> None:
+    """aclnnLayerNormBackward's gradWeightOut takes normalizedShape's shape: a normalizedShape of 2**30 was
+    allocated (4 GiB, then a MemoryError or the OOM killer) before phase 1 could refuse it."""
+    fn = built_op("layer_norm_backward", "Ascend910B")
+    x, m = np.ones((2, 3), np.float32), np.ones((2, 1), np.float32)
+    before = _rss_kib()
+    with pytest.raises(ValueError, match=r"beyond the cap of .*; no array was allocated") as info:
+        fn(gradOut=x, input=x, normalizedShape=[2**30], mean=m, rstd=m, outputMask=[False, True, False])
+    assert "normalizedShape" in str(info.value)
+    assert _rss_kib() - before < 512 * 1024
 
 
 @pytest.mark.parametrize(("op", "product"), [(None, PRODUCT), ("sigmoid_backward", 910)])

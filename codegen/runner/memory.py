@@ -83,7 +83,8 @@ DEFAULT_MAX_CALL_BYTES = 4 << 30
 
 
 def max_call_bytes() -> int:
-    """The memory cap of one call (bytes): ``$OPGEN_MAX_CALL_BYTES`` when set to a positive integer, else
+    """The memory cap of one call (bytes): ``$OPGEN_MAX_CALL_BYTES`` when set to a positive integer (``1e9``
+    notation too), else
     (unset or empty) :data:`DEFAULT_MAX_CALL_BYTES` (4 GiB).
 
     Raises:
@@ -95,7 +96,11 @@ def max_call_bytes() -> int:
     try:
         value = int(text)
     except ValueError:
-        value = 0
+        try:  # an integral number in float notation (1e9, 4.5e9)
+            number = float(text)
+            value = int(number) if number.is_integer() else 0
+        except (ValueError, OverflowError):
+            value = 0
     if value < 1:
         raise ValueError(f"OPGEN_MAX_CALL_BYTES must be a positive number of bytes, got {text!r}")
     return value
@@ -117,6 +122,43 @@ def _numel(shape: tuple[int, ...]) -> int:
     return n
 
 
+def _output_bytes(
+    where: str, rule: Any, present: dict[str, np.ndarray], attrs: dict[str, Any], spec: OpSpec, copies: int
+) -> int:
+    """The bytes of an output the call allocates, from its shape ``rule`` (Python integers), times ``1 +
+    copies``; 0 when the rule cannot be evaluated (phase 1 answers it).
+
+    Raises:
+        ValueError: an integer attr the rule reads, or the shape's element count, is beyond int64.
+    """
+    from codegen.spec.expr import ExprEvalError, as_shape, evaluate
+    from codegen.spec.expr import names as expr_names
+    from codegen.spec.model import absent_optional_shapes
+
+    read = sorted(expr_names(rule) & (set(present) | set(attrs)))
+    for name in read:
+        values = attrs.get(name)
+        for value in values if isinstance(values, (list, tuple)) else [values]:
+            if isinstance(value, (int, np.integer)) and not isinstance(value, bool) and abs(int(value)) > INT64_MAX:
+                raise ValueError(
+                    f"{where}: {name}={values} is beyond int64 ({INT64_MAX}), so the result's shape "
+                    f"{rule} cannot be represented; pass a smaller {name}"
+                )
+    try:
+        shape = as_shape(evaluate(rule, {**absent_optional_shapes(spec.inputs, present), **present, **attrs}))
+    except ExprEvalError:
+        return 0
+    numel = _numel(shape)
+    given = ", ".join(f"{n}={list(present[n].shape)}" if n in present else f"{n}={attrs[n]}" for n in read)
+    if numel > INT64_MAX:
+        raise ValueError(
+            f"{where}: the result would have shape {list(shape)} = {numel} elements (from {given}), "
+            f"beyond int64 ({INT64_MAX}); no array was allocated"
+        )
+    item = max([4, *(a.itemsize for a in present.values())])
+    return numel * item * (1 + copies)
+
+
 def check_call_size(
     spec: OpSpec,
     arrays: dict[str, np.ndarray | tuple[np.ndarray | None, ...] | None],
@@ -125,7 +167,8 @@ def check_call_size(
 ) -> None:
     """Checks, before anything is allocated, that a call's tensors fit int64 and the memory cap.
 
-    The output shape is computed from the spec's shape rule (``outputs[0].shape``) with Python integers;
+    Each output's shape is computed from its shape rule in the spec with Python integers (every output with
+    one: an output shaped by an int_array attr, such as a normalized shape, counts as the first does);
     the call is refused when that shape has more than ``2**63 - 1`` elements, when an integer attr the rule
     reads is beyond int64, or when the memory the call needs exceeds :func:`max_call_bytes`. The estimate
     (bytes) counts every input as a contiguous copy (the L2 API makes one of a strided or zero-stride
@@ -139,46 +182,24 @@ def check_call_size(
             for other reasons (shapes that do not broadcast, a null input) is left to phase 1, which returns
             the aclnn status.
     """
-    from codegen.spec.expr import ExprEvalError, as_shape, evaluate
-    from codegen.spec.expr import names as expr_names
-    from codegen.spec.model import absent_optional_shapes
-
     where = spec.aclnn_name
     lists = {name: [e for e in a if e is not None] for name, a in arrays.items() if isinstance(a, tuple)}
     present = {name: a for name, a in arrays.items() if isinstance(a, np.ndarray)}
     need = sum(int(a.size) * a.itemsize for a in present.values())
     need += sum(int(e.size) * e.itemsize for elements in lists.values() for e in elements)
-    rule = spec.outputs[0].shape
     if spec.outputs[0].is_list:
         if not out_given and lists:
             items = [e.itemsize for elements in lists.values() for e in elements]
             item = max([4, *items, *(a.itemsize for a in present.values())])
             numel = max(sum(int(e.size) for e in elements) for elements in lists.values())
             need += numel * item * (1 + len(lists) + len(present))
-    elif not out_given and rule is not None:
-        read = sorted(expr_names(rule) & (set(present) | set(attrs)))
-        for name in read:
-            value = attrs.get(name)
-            if isinstance(value, (int, np.integer)) and not isinstance(value, bool) and int(value) > INT64_MAX:
-                raise ValueError(
-                    f"{where}: {name}={int(value)} is beyond int64 ({INT64_MAX}), so the result's shape "
-                    f"{rule} cannot be represented; pass a smaller {name}"
-                )
-        try:
-            shape = as_shape(evaluate(rule, {**absent_optional_shapes(spec.inputs, present), **present, **attrs}))
-        except ExprEvalError:
-            shape = None
-        if shape is not None:
-            numel = _numel(shape)
-            given = ", ".join(f"{n}={list(present[n].shape)}" if n in present else f"{n}={attrs[n]}" for n in read)
-            if numel > INT64_MAX:
-                raise ValueError(
-                    f"{where}: the result would have shape {list(shape)} = {numel} elements (from {given}), "
-                    f"beyond int64 ({INT64_MAX}); no array was allocated"
-                )
-            item = max([4, *(a.itemsize for a in present.values())])
-            need += numel * item * (1 + len(present))
+    elif not out_given:
+        for k, output in enumerate(o for o in spec.outputs if not o.is_list and o.shape is not None):
+            # the first output also counts a fp32 copy per input (broadcast and cast copies); every other
+            # output (one shaped by an int_array attr, e.g. a normalized shape) counts itself
+            need += _output_bytes(where, output.shape, present, attrs, spec, copies=len(present) if k == 0 else 0)
     cap = max_call_bytes()
+    rules = list(dict.fromkeys(str(o.shape) for o in spec.outputs if not o.is_list and o.shape is not None))
     if need > cap:
         shapes = ", ".join(
             [
@@ -188,6 +209,6 @@ def check_call_size(
         )
         raise ValueError(
             f"{where}: the call would need about {_gib(need)} of memory ({shapes}"
-            + ("" if out_given or rule is None or spec.outputs[0].is_list else f"; result shape from {rule}")
+            + ("" if out_given or not rules else f"; result shapes from {', '.join(rules)}")
             + f"), beyond the cap of {_gib(cap)} (OPGEN_MAX_CALL_BYTES); no array was allocated"
         )
