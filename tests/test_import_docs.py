@@ -883,3 +883,20 @@ def test_a_tensor_list_parameter_becomes_a_list_tensor(tmp_path: Path, fmt: str)
     assert [(t["name"], t.get("list")) for t in spec["inputs"]] == [("x1", True), ("x2", True)]
     assert [(t["name"], t.get("list")) for t in spec["outputs"]] == [("out", True)]
     assert spec["inputs"][0]["dtypes"] == ["FLOAT", "FLOAT16"] and spec["attrs"][0]["type"] == "scalar"
+
+
+def test_the_a2_product_line_terms_of_cann_docs_name_ascend910b() -> None:
+    """CANN's aclnn documents name the Atlas A2 products by several terms (the product line's members joined by
+    "/", spaced or not); each resolves to Ascend910B. The longest one, with the A200I A2 Box, was refused."""
+    from codegen.aclnn_doc.common import Products
+    from codegen.specs import load_project
+
+    products = Products(load_project()[0])
+    for term in (
+        "Atlas A2 训练系列产品/Atlas A2 推理系列产品",
+        "Atlas A2训练系列产品/Atlas A2推理系列产品",
+        "Atlas A2 训练系列产品/Atlas 800I A2 推理产品",
+        "Atlas A2 训练系列产品/Atlas 800I A2 推理产品/A200I A2 Box 异构组件",
+        "Atlas A2 训练系列 / Atlas A2 推理系列",
+    ):
+        assert products.resolve(term, "doc.md", 1) == "Ascend910B", term
