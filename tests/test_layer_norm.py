@@ -205,3 +205,25 @@ def test_torch_op_returns_none_for_an_output_the_mask_switches_off() -> None:
         fake = [mode.from_tensor(a) for a in (x, mean, rstd, w)]
         traced = ns.layer_norm_backward(fake[0], fake[0], [7], fake[1], fake[2], fake[3], None, [False, True, True])
     assert traced[0] is None and tuple(traced[1].shape) == (7,) and tuple(traced[2].shape) == (7,)
+
+
+@pytest.mark.parametrize(("mask", "status"), [(None, 161001), ([True, False], 161002)], ids=["null", "length 2"])
+def test_backward_a_mask_the_api_refuses_is_its_status_not_a_guess(
+    built_op: Callable[[str, str], OpCallable], mask: list[bool] | None, status: int
+) -> None:
+    # a null mask or one of another length than the outputs switches nothing off: the API answers it
+    from codegen.runner import AclnnError
+
+    x = np.ones((2, 7), np.float32)
+    fn = built_op("layer_norm_backward", "Ascend910B")
+    with pytest.raises(AclnnError) as e:
+        fn(
+            gradOut=x,
+            input=x,
+            normalizedShape=[7],
+            mean=np.zeros((2, 1), np.float32),
+            rstd=np.ones((2, 1), np.float32),
+            weightOptional=None,
+            outputMask=mask,
+        )
+    assert e.value.status == status
