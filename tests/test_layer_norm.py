@@ -156,3 +156,96 @@ def test_backward_takes_a_bias_it_never_reads(built_op: Callable[[str, str], OpC
     with pytest.raises(AclnnError) as info:
         fn(**call, biasOptional=np.zeros(6, np.float32))
     assert info.value.status == 161002
+
+
+#: output masks leaving out one output or two (each not passed by the caller)
+MASKS = [(True, False, True), (False, True, True), (True, True, False), (False, False, True)]
+
+
+@pytest.mark.parametrize("mask", MASKS, ids=["".join("TF"[not m] for m in mask) for mask in MASKS])
+def test_backward_output_the_mask_switches_off_is_none_when_not_passed(
+    built_op: Callable[[str, str], OpCallable], mask: tuple[bool, bool, bool]
+) -> None:
+    # no array is allocated for it (the emulator's poison, NaN, would come back); the others as PyTorch's
+    rng = np.random.default_rng(7)
+    x = rng.standard_normal((3, 7)).astype(np.float32)
+    dy = rng.standard_normal((3, 7)).astype(np.float32)
+    w = rng.standard_normal(7).astype(np.float32)
+    t, tw = torch.from_numpy(x.astype(np.float64)), torch.from_numpy(w.astype(np.float64))
+    _, tm, tr = torch.ops.aten.native_layer_norm(t, [7], tw, None, 1e-5)
+    mean, rstd = tm.numpy().astype(np.float32), tr.numpy().astype(np.float32)
+    want = torch.ops.aten.native_layer_norm_backward(
+        torch.from_numpy(dy.astype(np.float64)), t, [7], tm, tr, tw, torch.zeros(7, dtype=torch.float64), list(mask)
+    )
+    fn = built_op("layer_norm_backward", "Ascend910B")
+    got = fn(gradOut=dy, input=x, normalizedShape=[7], mean=mean, rstd=rstd, weightOptional=w, outputMask=list(mask))
+    for g, w_t, on in zip(got, want, mask, strict=True):
+        assert (g is None) == (not on) and (w_t is None) == (not on)
+        if on:
+            np.testing.assert_allclose(g, w_t.numpy(), rtol=1e-4, atol=1e-4)
+
+
+def test_backward_masked_output_passed_explicitly_is_still_written_or_left(
+    built_op: Callable[[str, str], OpCallable],
+) -> None:
+    # an output the caller passes keeps being the caller's array, whatever its mask entry
+    x = np.linspace(-1.0, 1.0, 14, dtype=np.float32).reshape(2, 7)
+    mean = x.mean(axis=1, keepdims=True)
+    rstd = np.ones((2, 1), np.float32)
+    given = np.full(7, 5.0, np.float32)
+    fn = built_op("layer_norm_backward", "Ascend910B")
+    got = fn(
+        gradOut=np.ones_like(x),
+        input=x,
+        normalizedShape=[7],
+        mean=mean,
+        rstd=rstd,
+        weightOptional=None,
+        outputMask=[True, False, True],
+        gradWeightOut=given,
+    )
+    assert got[1] is given
+    np.testing.assert_array_equal(got[2], np.full(7, 2.0, np.float32))  # gradBias: the sum of gradOut over rows
+
+
+def test_torch_op_returns_none_for_an_output_the_mask_switches_off() -> None:
+    # as torch.ops.aten.native_layer_norm_backward, whose output a false mask entry leaves undefined (None)
+    from torch._subclasses.fake_tensor import FakeTensorMode
+
+    from codegen.torch.operators import register
+
+    ns = getattr(torch.ops, register("Ascend910B"))
+    x = torch.linspace(-1.0, 1.0, 14).reshape(2, 7)
+    mean, rstd = x.mean(1, keepdim=True), torch.ones(2, 1)
+    w = torch.ones(7)
+    want = torch.ops.aten.native_layer_norm_backward(x, x, [7], mean, rstd, w, torch.zeros(7), [True, False, True])
+    got = ns.layer_norm_backward(x, x, [7], mean, rstd, w, None, [True, False, True])
+    assert want[1] is None and got[1] is None
+    torch.testing.assert_close(got[0], want[0], rtol=1e-5, atol=1e-5)
+    torch.testing.assert_close(got[2], want[2])
+    with FakeTensorMode() as mode:
+        fake = [mode.from_tensor(a) for a in (x, mean, rstd, w)]
+        traced = ns.layer_norm_backward(fake[0], fake[0], [7], fake[1], fake[2], fake[3], None, [False, True, True])
+    assert traced[0] is None and tuple(traced[1].shape) == (7,) and tuple(traced[2].shape) == (7,)
+
+
+@pytest.mark.parametrize(("mask", "status"), [(None, 161001), ([True, False], 161002)], ids=["null", "length 2"])
+def test_backward_a_mask_the_api_refuses_is_its_status_not_a_guess(
+    built_op: Callable[[str, str], OpCallable], mask: list[bool] | None, status: int
+) -> None:
+    # a null mask or one of another length than the outputs switches nothing off: the API answers it
+    from codegen.runner import AclnnError
+
+    x = np.ones((2, 7), np.float32)
+    fn = built_op("layer_norm_backward", "Ascend910B")
+    with pytest.raises(AclnnError) as e:
+        fn(
+            gradOut=x,
+            input=x,
+            normalizedShape=[7],
+            mean=np.zeros((2, 1), np.float32),
+            rstd=np.ones((2, 1), np.float32),
+            weightOptional=None,
+            outputMask=mask,
+        )
+    assert e.value.status == status

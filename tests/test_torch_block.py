@@ -127,6 +127,8 @@ def test_operator_schemas_come_from_the_specs() -> None:
     )
     # an aclTensorList parameter and output are Tensor[]
     assert ct.schema(specs["foreach_mul_list"]) == "foreach_mul_list(Tensor[] x1, Tensor[] x2) -> Tensor[]"
+    # an output mask may switch any output off: each is Tensor? (None, as native_layer_norm_backward's)
+    assert ct.schema(specs["layer_norm_backward"]).endswith("bool[] outputMask) -> (Tensor?, Tensor?, Tensor?)")
 
 
 def test_a_list_operator_takes_and_returns_lists_of_tensors() -> None:

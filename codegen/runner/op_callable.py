@@ -58,7 +58,9 @@ class OpCallable(AclObjects):
     Call with the aclnn names: tensors as NumPy arrays (any strides; ``None`` passes a null pointer),
     attributes as Python scalars. The output is allocated unless given as ``out=<array>`` (then it is
     written in place, strided views included) and returned; a nullable output passed as ``None`` is not
-    produced and comes back as None (any other output passed as None: the API answers 161001). Keyword-only
+    produced and comes back as None (any other output passed as None: the API answers 161001), and so is
+    an output the call's output mask switches off (:meth:`OpSpec.masked_off`) when the caller does not pass
+    it (the API gets a null pointer for it). Keyword-only
     controls: ``deterministic``
     (sets ACL_OPT_DETERMINISTIC), ``core_order`` (``in_order``/``reversed``/``shuffle``/``concurrent``),
     ``seed`` (for ``shuffle``). ``last_stats`` holds the emulator counters of the last call (``{}`` when
@@ -395,7 +397,9 @@ class OpCallable(AclObjects):
             inferred = registry.family(spec.family).infer_outputs(
                 spec, cast("dict[str, np.ndarray | None]", stand_ins), attrs
             )
-            outs = {n: outs[n] if n in outs else inferred[n] for n in out_names}
+            # an output the call's mask switches off and the caller did not pass: not allocated, a null pointer
+            off = spec.masked_off(attrs)
+            outs = {n: outs[n] if n in outs else None if n in off else inferred[n] for n in out_names}
             for n in lists & set(outs):  # a family gives an allocated list output as a list of arrays
                 outs[n] = None if outs[n] is None else tuple(outs[n])
         arrays.update(outs)

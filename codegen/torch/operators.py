@@ -48,7 +48,9 @@ def namespace(product: str) -> str:
 
 def schema(spec: OpSpec) -> str:
     """The ``torch.library`` schema of an op: ``softmax(Tensor self, int dim) -> Tensor``; an aclTensorList
-    parameter or output is ``Tensor[]`` (``(Tensor[] x) -> Tensor[]``)."""
+    parameter or output is ``Tensor[]`` (``(Tensor[] x) -> Tensor[]``); the outputs of an op with an output
+    mask are ``Tensor?`` (one its mask switches off is None, as ``native_layer_norm_backward``'s undefined
+    tensor)."""
     attrs = {a.name: a for a in spec.attrs}
     inputs = {t.name: t for t in spec.inputs}
     params = []
@@ -58,7 +60,9 @@ def schema(spec: OpSpec) -> str:
             params.append(f"{kind}{'?' if inputs[name].optional else ''} {name}")
         elif name in attrs:
             params.append(f"{TORCH_SCHEMA_TYPES[attrs[name].type]} {name}")
-    kinds = ["Tensor[]" if t.is_list else "Tensor" for t in spec.outputs]
+    # an output an output mask may switch off comes back as None (PyTorch's undefined tensor): ``Tensor?``
+    maybe = "?" if spec.output_mask else ""
+    kinds = ["Tensor[]" if t.is_list else f"Tensor{maybe}" for t in spec.outputs]
     outs = kinds[0] if len(kinds) == 1 else "(" + ", ".join(kinds) + ")"
     return f"{spec.snake}({', '.join(params)}) -> {outs}"
 
@@ -75,7 +79,9 @@ def _arg_to_numpy(v: Any) -> Any:
 
 def _out_to_torch(o: Any) -> Any:
     """An output of the Python API as the custom operator returns it: an array as a tensor, a list of arrays
-    (an aclTensorList output) as a list of tensors."""
+    (an aclTensorList output) as a list of tensors, None (an output not produced) as None."""
+    if o is None:  # an output the call's output mask switched off
+        return None
     return [_to_torch(a) for a in o] if isinstance(o, list) else _to_torch(o)
 
 
@@ -144,7 +150,8 @@ def _fake(spec: OpSpec) -> Callable[..., Any]:
                 return [empty(e) for e in a]
             return torch.empty(a.shape, dtype=_torch_dtype(a.dtype), device=device)
 
-        outs = tuple(empty(inferred[n]) for n in spec.output_names)
+        off = spec.masked_off(attrs)  # not produced: None, as the real kernel returns
+        outs = tuple(None if n in off else empty(inferred[n]) for n in spec.output_names)
         return outs[0] if len(outs) == 1 else outs
 
     return fake

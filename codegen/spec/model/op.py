@@ -7,7 +7,7 @@ import dataclasses
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Protocol, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from codegen.registry import FamilyName
 from codegen.spec.errors import SourceLoc
@@ -262,3 +262,20 @@ class OpSpec:
             if a.name == name:
                 return a
         raise KeyError(f"{self.op} has no attr '{name}'; attrs: {', '.join(self.attr_names) or '(none)'}")
+
+    @property
+    def output_mask(self) -> str:
+        """The ``bool_array`` attr gating the outputs (one entry per output, in output order; a family's
+        ``compute.output_mask``, e.g. aclnnLayerNormBackward's ``outputMask``), or "" when the op has none."""
+        return str(getattr(self.compute, "output_mask", "") or "")
+
+    def masked_off(self, attrs: Mapping[str, Any]) -> frozenset[str]:
+        """The outputs a call's output mask switches off: those whose entry of ``attrs[self.output_mask]``
+        (a sequence of bools, one per output) is false. Empty when the op has no output mask or the call's
+        mask is null (None) or of another length than the outputs (the API answers that with a status).
+        A caller that does not pass such an output gets no array for it: the aclnn call receives a null
+        pointer, as CANN allows for a masked optional output."""
+        mask = attrs.get(self.output_mask) if self.output_mask else None
+        if mask is None or len(mask) != len(self.outputs):
+            return frozenset()
+        return frozenset(t.name for t, on in zip(self.outputs, mask) if not on)
