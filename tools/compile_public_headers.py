@@ -23,6 +23,13 @@ kernel         ``op_kernel/<kernel>.cpp``, once per product    asc-devkit + asc-
                                                                and ``-include tests/ut/op_kernel/<kernel>_
                                                                tiling_def.h`` (as ops-nn's kernel UT build,
                                                                cmake/ut.cmake AddOpTestCase, compiles it)
+example        ``examples/test_aclnn_*.cpp``                   the op's ``op_api`` (for the installed
+                                                               ``include/aclnnop``), opbase ``include/nnopbase``
+                                                               and ``include/aclnnop``, runtime ``include/
+                                                               external``: what a CANN install's ``include``
+                                                               holds of them (opbase's cmake/package.cmake),
+                                                               as ops-nn's build.sh ``run_example`` compiles an
+                                                               example with ``-I include -I include/aclnnop``
 =============  ==============================================  ==============================================
 
 The kernel set is asc-devkit's ``include``, ``include/utils``, ``include/basic_api``, ``include/basic_api/
@@ -120,7 +127,15 @@ KERNEL_DIRS = (
     ("metadef", "inc/external"),
     ("runtime", "include/external"),
 )
-KINDS = ("def", "tiling", "infershape", "aclnn", "l0", "proto", "ut", "kernel")
+#: The example set: the public headers an aclnn caller sees in a CANN install's include directory (opbase
+#: installs include/nnopbase/aclnn as include/aclnn and include/aclnnop as include/aclnnop; runtime's
+#: include/external holds acl/).
+EXAMPLE_DIRS = (
+    ("opbase", "include/nnopbase"),
+    ("opbase", "include/aclnnop"),
+    ("runtime", "include/external"),
+)
+KINDS = ("def", "tiling", "infershape", "aclnn", "l0", "proto", "ut", "kernel", "example")
 _MISSING = re.compile(r"fatal error: (\S+): No such file or directory")
 
 
@@ -161,6 +176,7 @@ def plan(generated: Path, roots: dict[str, Path | None], gtest: Path | None, kin
     by_kernel = {s.kernel: s for s in specs.values()}
     host = _dirs(roots, HOST_DIRS)
     kernel_dirs = _dirs(roots, KERNEL_DIRS)
+    example_dirs = _dirs(roots, EXAMPLE_DIRS)
     # ops-nn's tests/ut/common/CMakeLists.txt adds <include>/base/context_builder and <include>/exe_graph
     ut_table = (
         ("ops_nn", "tests/ut/common"),
@@ -181,6 +197,8 @@ def plan(generated: Path, roots: dict[str, Path | None], gtest: Path | None, kin
             units.append(Unit("proto", path, (*own, *host)))
         for path in sorted(folder.glob("tests/ut/op_host/test_*.cpp")):
             units.append(Unit("ut", path, (*own, *ut_dirs, *host)))
+        for path in sorted(folder.glob("examples/test_aclnn_*.cpp")):
+            units.append(Unit("example", path, (folder / "op_api", *example_dirs)))
         spec = by_kernel.get(folder.name)
         tiling_def = folder / "tests" / "ut" / "op_kernel" / f"{folder.name}_tiling_def.h"
         forced = ("-include", str(tiling_def)) if tiling_def.is_file() else ()
