@@ -47,3 +47,37 @@ def test_foreach_calls_the_list_ops_cannot_take_run_eagerly() -> None:
             torch._foreach_mul(a, b[:2])
     assert ran.generated == {}
     assert ran.eager["_foreach_sqrt"] == 1 and ran.eager["_foreach_mul"] == 2
+
+
+def test_in_place_calls_whose_entries_overlap_run_eagerly() -> None:
+    # PyTorch updates the entries of an in-place list in turn, each reading what the ones before wrote; the
+    # expected values are worked out by hand from that rule
+    t = torch.arange(1, 5.0)
+    v = torch.arange(8.0)
+    a, b = torch.tensor([1.0, 2.0]), torch.tensor([3.0, 4.0])
+    w = torch.arange(6.0)
+    with ct.ops("Ascend910B") as ran:
+        torch._foreach_mul_([t, t], 2.0)  # one tensor twice: multiplied by 4
+        torch._foreach_add_([v[:4], v[2:6]], 1.0)  # v[2:4] is in both entries
+        torch._foreach_mul_([a, b], [b, a])  # b is read after a = a * b was written
+        with pytest.raises(RuntimeError, match="single memory location"):  # PyTorch refuses a partial overlap
+            torch._foreach_mul_([w[:3]], [w[1:4]])
+    assert torch.equal(t, torch.tensor([4.0, 8.0, 12.0, 16.0]))
+    assert torch.equal(v, torch.tensor([1.0, 2.0, 4.0, 5.0, 5.0, 6.0, 6.0, 7.0]))
+    assert torch.equal(a, torch.tensor([3.0, 8.0])) and torch.equal(b, torch.tensor([9.0, 32.0]))
+    assert torch.equal(w, torch.arange(6.0))
+    assert ran.generated == {}
+    assert ran.eager["_foreach_mul_"] == 3 and ran.eager["_foreach_add_"] == 1
+
+
+def test_in_place_calls_whose_entries_are_apart_or_the_same_view_are_generated() -> None:
+    v = torch.arange(1, 9.0)
+    a = torch.tensor([1.0, 2.0, 3.0])
+    with ct.ops("Ascend910B") as ran:
+        torch._foreach_add_([v[:4], v[4:]], 1.0)  # two halves of one storage: no byte in common
+        torch._foreach_mul_([a], [a])  # each element reads itself: a * a
+    assert torch.equal(v, torch.arange(2, 10.0))
+    assert torch.equal(a, torch.tensor([1.0, 4.0, 9.0]))
+    assert ran.generated == {"ForeachAddScalarV2": 1, "ForeachMulList": 1}
+    assert "_foreach_add_" not in ran.eager and "_foreach_mul_" not in ran.eager
+

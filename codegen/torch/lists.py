@@ -66,6 +66,64 @@ def _binary_list(function: Callable[..., Any], api: str, in_place: bool) -> List
     )
 
 
+def _byte_range(t: torch.Tensor) -> tuple[int, int]:
+    """The half-open range of addresses ``[first, end)`` a tensor's elements occupy in its storage (the
+    storage's base address plus the byte offsets its storage offset, sizes and strides reach); empty for a
+    tensor of no elements."""
+    if t.numel() == 0:
+        return (0, 0)
+    base = t.untyped_storage().data_ptr() + t.storage_offset() * t.element_size()
+    lo = sum((n - 1) * s for n, s in zip(t.shape, t.stride()) if s < 0)
+    hi = sum((n - 1) * s for n, s in zip(t.shape, t.stride()) if s > 0)
+    return (base + lo * t.element_size(), base + (hi + 1) * t.element_size())
+
+
+def _same_view(a: torch.Tensor, b: torch.Tensor) -> bool:
+    """Whether ``a`` and ``b`` name the same elements in the same order (one storage, offset, shape, strides
+    and dtype): an in-place update of one reads each element of the other just before writing it."""
+    return (
+        a.untyped_storage().data_ptr() == b.untyped_storage().data_ptr()
+        and a.storage_offset() == b.storage_offset()
+        and a.shape == b.shape
+        and a.stride() == b.stride()
+        and a.dtype == b.dtype
+    )
+
+
+def _overlap(a: torch.Tensor, b: torch.Tensor) -> bool:
+    """Whether the storage byte ranges of ``a`` and ``b`` (see :func:`_byte_range`) share a byte."""
+    (a0, a1), (b0, b1) = _byte_range(a), _byte_range(b)
+    return a0 < a1 and b0 < b1 and a0 < b1 and b0 < a1
+
+
+def in_place_overlap(bound: Args) -> bool:
+    """Whether an in-place list call's entries overlap in memory, which the generated op cannot compute as
+    PyTorch does: PyTorch updates the entries of ``bound["self"]`` one after the other, each reading the
+    others' already-updated values (``_foreach_mul_([t, t], 2.0)`` multiplies ``t`` by 4), while the generated
+    op reads every input before any result is written back. True when an entry of ``self`` shares storage
+    bytes with another entry of ``self`` or with any other tensor of the call (an entry of another list, or a
+    tensor argument), except the same view at the same list position (``_foreach_mul_(a, a)``: each element
+    reads itself), or when an entry of ``self`` overlaps itself (an expanded tensor, which PyTorch refuses to
+    write). Detected from storage addresses and byte ranges (conservative: interleaved strided views whose
+    ranges overlap count as overlapping)."""
+    outs = list(bound["self"])
+    if any(t.numel() > 1 and torch._debug_has_internal_overlap(t) != 0 for t in outs):
+        return True
+    others: list[tuple[int | None, torch.Tensor]] = []
+    for name, value in bound.items():
+        if name != "self" and tensor_list(value):
+            others += list(enumerate(value))
+        elif isinstance(value, torch.Tensor):
+            others.append((None, value))
+    for i, out in enumerate(outs):
+        if any(_overlap(out, other) for other in outs[i + 1 :]):
+            return True
+        for j, other in others:
+            if _overlap(out, other) and not (j == i and _same_view(out, other)):
+                return True
+    return False
+
+
 def number(value: Any) -> bool:
     """Whether ``value`` is a Python int or float (not a bool): what an aclScalar parameter takes."""
     return isinstance(value, (int, float)) and not isinstance(value, bool)

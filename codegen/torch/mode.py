@@ -13,7 +13,7 @@ from typing import Any
 import torch
 from torch.overrides import TorchFunctionMode
 
-from codegen.torch.lists import LIST_OPS, ListOp, tensor_list
+from codegen.torch.lists import LIST_OPS, ListOp, in_place_overlap, tensor_list
 from codegen.torch.operators import _call, _specs_of, _status, register
 from codegen.torch.table import TORCH_OPS, Args, TorchOp
 
@@ -177,8 +177,10 @@ class _Mode(TorchFunctionMode):
         """Runs a ``torch._foreach_*`` call through the first of ``rows`` that takes it; ``(True, result)``
         (None for an in-place form, whose list then holds the result), or ``(False, None)`` when it must run
         eagerly: no row takes its argument kinds, a tensor is not on the CPU, a gradient will be wanted (the
-        list ops have no autograd formula), PyTorch's own checks refuse it (the call run on ``meta`` copies),
-        a functorch transform is active, or phase 1 of the API refuses it (e.g. a list of mixed dtypes)."""
+        list ops have no autograd formula), an in-place call's tensors overlap in memory
+        (:func:`codegen.torch.lists.in_place_overlap`: PyTorch updates the entries in turn), PyTorch's own
+        checks refuse it (the call run on ``meta`` copies), a functorch transform is active, or phase 1 of
+        the API refuses it (e.g. a list of mixed dtypes)."""
         if torch._C._are_functorch_transforms_active():
             return False, None
         for row in rows:
@@ -193,6 +195,8 @@ class _Mode(TorchFunctionMode):
             if any(t.device.type != "cpu" for t in tensors):
                 return False, None
             if torch.is_grad_enabled() and any(t.requires_grad for t in tensors):
+                return False, None
+            if row.in_place and in_place_overlap(bound):
                 return False, None
             meta = {id(t): t.detach().to("meta") for t in tensors}
 
