@@ -81,3 +81,14 @@ def test_in_place_calls_whose_entries_are_apart_or_the_same_view_are_generated()
     assert ran.generated == {"ForeachAddScalarV2": 1, "ForeachMulList": 1}
     assert "_foreach_add_" not in ran.eager and "_foreach_mul_" not in ran.eager
 
+
+def test_foreach_functions_without_a_list_row_are_counted_as_eager() -> None:
+    a = [torch.tensor([-1.0, 2.0])]
+    with ct.ops("Ascend910B") as ran:
+        out = torch._foreach_maximum(a, 0.0)
+        torch._foreach_maximum_(a, 1.0)
+        torch._foreach_neg(a)
+    assert torch.equal(out[0], torch.tensor([0.0, 2.0])) and torch.equal(a[0], torch.tensor([1.0, 2.0]))
+    assert ran.eager["_foreach_maximum"] == 1 and ran.eager["_foreach_maximum_"] == 1
+    assert ran.eager["_foreach_neg"] == 1
+

@@ -28,7 +28,8 @@ class Report:
             with no row in :data:`TORCH_OPS`, or a call its row's aclnn APIs cannot take, counts once under
             its name (its backward is torch's own, not counted); a row's forward or backward that runs
             eagerly beside a generated other half counts as ``<name>`` or ``<name> backward``.
-            Only calls returning a tensor are counted, and not dunder methods or property getters (``x[0]``,
+            Only calls returning a tensor or a list or tuple of tensors, and ``torch._foreach_*`` calls (the
+            in-place ones return None), are counted, and not dunder methods or property getters (``x[0]``,
             ``x.T``, ``x.data``: attribute access, not a torch function).
     """
 
@@ -93,6 +94,19 @@ class _Pair(torch.autograd.Function):
                 wanted = [t for t in leaves if t is not None and t.requires_grad]
                 grads = iter(torch.autograd.grad(out, wanted, grad, create_graph=higher_order))
             return (None, *(next(grads) if t is not None and t.requires_grad else None for t in leaves))
+
+
+def _counted(name: str, result: Any) -> bool:
+    """Whether an eager call of the torch function ``name`` that returned ``result`` counts in
+    :attr:`Report.eager`: it returned a tensor or a list or tuple of tensors (``torch._foreach_maximum``,
+    ``torch.split``), or it is a ``torch._foreach_*`` function (the in-place ones return None); not a dunder
+    method or property getter (``x[0]``: ``__getitem__``; ``x.T``, ``x.data``: ``__get__``), which is attribute
+    access, not a function the model calls."""
+    if name.startswith("__") and name.endswith("__"):
+        return False
+    if name.startswith("_foreach_") or isinstance(result, torch.Tensor):
+        return True
+    return isinstance(result, (list, tuple)) and len(result) > 0 and tensor_list(result)
 
 
 class _Mode(TorchFunctionMode):
@@ -165,9 +179,7 @@ class _Mode(TorchFunctionMode):
                 return _Pair.apply(call, *tensors)
         result = func(*args, **kwargs)
         name = getattr(func, "__name__", str(func))
-        # a dunder method (x[0]: __getitem__) or a property getter (x.T, x.data: __get__) is attribute access,
-        # not a torch function the model calls
-        if isinstance(result, torch.Tensor) and not (name.startswith("__") and name.endswith("__")):
+        if _counted(name, result):
             self.report.eager[name] += 1
         return result
 
