@@ -120,14 +120,14 @@ def test_interval_compare_decides_only_what_the_intervals_decide() -> None:
     assert lo.tolist() == [0, 0, 0, 0] and hi.tolist() == [0, 0, 0, 1]
 
 
-def test_a_python_number_for_a_scalar_attribute_becomes_an_aclscalar_of_its_first_dtype() -> None:
+def test_a_python_number_for_a_scalar_attribute_becomes_a_double_aclscalar_where_the_attr_lists_double() -> None:
     a = AttrSpec("threshold", "scalar", None, 0.0, "", LOC, ("FLOAT", "DOUBLE", "BOOL"))
 
     class Spec:
         aclnn_name = "aclnnX"
         compute = None
 
-    assert attr_value(Spec(), a, 0.25) == ScalarArg(0.25, "FLOAT")  # type: ignore[arg-type]
+    assert attr_value(Spec(), a, 0.25) == ScalarArg(0.25, "DOUBLE")  # type: ignore[arg-type]
     assert attr_value(Spec(), a, True) == ScalarArg(True, "BOOL")  # type: ignore[arg-type]
     assert attr_value(Spec(), a, None) is None  # type: ignore[arg-type]
     with pytest.raises(TypeError):

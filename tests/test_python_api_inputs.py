@@ -155,20 +155,50 @@ def test_an_array_of_9_to_25_axes_is_161002_from_phase_1(sigmoid_backward: OpCal
 def test_a_scalar_attribute_beyond_its_acl_scalar_dtype_is_a_value_error(
     built_op: Callable[[str, str], OpCallable],
 ) -> None:
-    """`min=-1e300` became an aclScalar of FLOAT holding -inf (with NumPy's overflow RuntimeWarning) while a
-    `float` attr of 1e39 was already a ValueError; a DOUBLE aclScalar holds it."""
+    """`ScalarArg(-1e300, "FLOAT")` became an aclScalar of FLOAT holding -inf (with NumPy's overflow
+    RuntimeWarning) while a `float` attr of 1e39 was already a ValueError; a DOUBLE aclScalar holds it, and a
+    Python float is one (min takes DOUBLE)."""
     from codegen.runner import ScalarArg
 
     f = built_op("HardtanhBackward", "Ascend910B")
     x = np.array([0.5, 2.0], np.float32)
-    for value in (-1e300, ScalarArg(-1e300, "FLOAT")):
-        with pytest.raises(ValueError) as info:
-            f(gradOutput=x, self=x, min=value)
-        assert str(info.value) == (
-            "aclnnHardtanhBackward: attribute 'min' (scalar): -1e+300 is beyond the range of an aclScalar of FLOAT "
-            "(it would be -inf); pass ScalarArg(value, 'DOUBLE') to an attribute that takes a DOUBLE aclScalar"
-        )
+    with pytest.raises(ValueError) as info:
+        f(gradOutput=x, self=x, min=ScalarArg(-1e300, "FLOAT"))
+    assert str(info.value) == (
+        "aclnnHardtanhBackward: attribute 'min' (scalar): -1e+300 is beyond the range of an aclScalar of FLOAT "
+        "(it would be -inf); pass ScalarArg(value, 'DOUBLE') to an attribute that takes a DOUBLE aclScalar"
+    )
     assert f(gradOutput=x, self=x, min=ScalarArg(-1e300, "DOUBLE")).tolist() == [0.5, 0.0]
+    assert f(gradOutput=x, self=x, min=-1e300).tolist() == [0.5, 0.0]
+
+
+def test_a_python_number_for_a_scalar_attribute_is_a_double_acl_scalar_where_the_attr_takes_one() -> None:
+    """A Python float is a C double: it became a FLOAT aclScalar (the attr's first dtype), which a FLOAT16
+    foreach list refuses (161002: FLOAT16 or DOUBLE); an attr listing no DOUBLE keeps its first floating
+    dtype, and an explicit ScalarArg keeps its own."""
+    import dataclasses
+
+    from codegen.runner import ScalarArg
+    from codegen.runner.arguments import attr_value
+    from codegen.specs import load_project
+
+    _, specs = load_project()
+    spec = specs["foreach_mul_scalar_v2"]
+    (scalar,) = spec.attrs
+    assert attr_value(spec, scalar, 2.0) == ScalarArg(2.0, "DOUBLE")
+    assert attr_value(spec, scalar, 3) == ScalarArg(3.0, "DOUBLE")
+    assert attr_value(spec, scalar, np.float32(0.5)) == ScalarArg(0.5, "DOUBLE")
+    assert attr_value(spec, scalar, ScalarArg(2.0, "FLOAT16")) == ScalarArg(2.0, "FLOAT16")
+    no_double = dataclasses.replace(scalar, scalar_dtypes=("INT32", "FLOAT16", "FLOAT"))
+    assert attr_value(spec, no_double, 2.0) == ScalarArg(2.0, "FLOAT16")
+    ints_only = dataclasses.replace(scalar, scalar_dtypes=("INT32", "INT64"))
+    assert attr_value(spec, ints_only, 2) == ScalarArg(2.0, "INT32")
+
+    half = [np.arange(5, dtype=np.float16), np.array([0.5, -1.5], np.float16)]
+    (a, b) = codegen.compile_op("ForeachMulScalarV2", "Ascend910B")(x=half, scalar=2.0)
+    assert a.dtype == np.float16 and a.tolist() == [0.0, 2.0, 4.0, 6.0, 8.0] and b.tolist() == [1.0, -3.0]
+    (c,) = codegen.compile_op("ForeachAddListV2", "Ascend910B")(x1=half[:1], x2=half[:1], alpha=0.5)
+    assert c.dtype == np.float16 and c.tolist() == [0.0, 1.5, 3.0, 4.5, 6.0]
 
 
 def test_a_string_attribute_with_a_lone_surrogate_is_a_value_error_naming_it(

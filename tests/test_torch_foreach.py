@@ -92,3 +92,15 @@ def test_foreach_functions_without_a_list_row_are_counted_as_eager() -> None:
     assert ran.eager["_foreach_maximum"] == 1 and ran.eager["_foreach_maximum_"] == 1
     assert ran.eager["_foreach_neg"] == 1
 
+
+def test_a_python_float_with_a_float16_list_runs_the_generated_scalar_op() -> None:
+    # a Python float is a DOUBLE aclScalar, which aclnnForeachMulScalarV2 takes for a FLOAT16 list (a FLOAT
+    # one it refuses, which made the call silently eager)
+    h = [torch.arange(5, dtype=torch.float16), torch.tensor([0.5, -1.5], dtype=torch.float16)]
+    with ct.ops("Ascend910B") as ran:
+        out = torch._foreach_mul(h, 2.0)
+        torch._foreach_add_(h, 1.0)
+    assert ran.generated == {"ForeachMulScalarV2": 1, "ForeachAddScalarV2": 1} and "_foreach_mul" not in ran.eager
+    assert out[0].dtype == torch.float16 and out[0].tolist() == [0.0, 2.0, 4.0, 6.0, 8.0]
+    assert out[1].tolist() == [1.0, -3.0]
+    assert h[0].tolist() == [1.0, 2.0, 3.0, 4.0, 5.0] and h[1].tolist() == [1.5, -0.5]

@@ -47,11 +47,26 @@ def format_ids(spec: OpSpec, formats: dict[str, str] | None) -> dict[str, int]:
 @dataclass(frozen=True)
 class ScalarArg:
     """The value of a ``scalar`` attribute: ``value`` passed as an aclScalar of ``dtype`` (a name of
-    ``SCALAR_ACL_IDS``, e.g. ``FLOAT``). A Python number given for a scalar attribute becomes
-    ``ScalarArg(number, attr.scalar_dtypes[0])``; pass a ScalarArg to choose another dtype."""
+    ``SCALAR_ACL_IDS``, e.g. ``FLOAT``). A real number given for a scalar attribute (a Python ``int`` or
+    ``float``, or a NumPy real) becomes ``ScalarArg(float(number), number_scalar_dtype(attr))``: a C double,
+    as a DOUBLE aclScalar where the attr takes one; a bool becomes a BOOL aclScalar where the attr takes one.
+    Pass a ScalarArg to choose another dtype."""
 
     value: float | int | bool
     dtype: str
+
+
+_FLOATING_SCALARS = ("DOUBLE", "FLOAT", "FLOAT16", "BF16")
+
+
+def number_scalar_dtype(attr: AttrSpec) -> str:
+    """The aclScalar dtype a real number given for the ``scalar`` attr ``attr`` is passed as: a Python
+    number is a C double, so ``DOUBLE`` when ``attr.scalar_dtypes`` lists it (the foreach ops take a DOUBLE
+    scalar for every list dtype, where FLOAT suits FLOAT and BF16 lists only), else the first floating dtype
+    it lists (``FLOAT``), else its first dtype."""
+    if "DOUBLE" in attr.scalar_dtypes:
+        return "DOUBLE"
+    return next((d for d in attr.scalar_dtypes if d in _FLOATING_SCALARS), attr.scalar_dtypes[0])
 
 
 #: NumPy storage of each aclScalar dtype (the type table's NumPy names; BF16 through ml_dtypes).
@@ -117,7 +132,7 @@ def attr_value(spec: OpSpec, attr: AttrSpec, value: Any) -> Any:
         if not isinstance(value, (int, float, np.integer, np.floating)):
             raise TypeError(f"{where} takes a real number, got {type(value).__name__} {value!r}")
         try:
-            arg = ScalarArg(float(value), attr.scalar_dtypes[0])
+            arg = ScalarArg(float(value), number_scalar_dtype(attr))
         except OverflowError:
             raise ValueError(
                 f"{where} = {value!r} does not fit a double (an aclScalar holds at most a double)"
