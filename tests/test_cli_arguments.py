@@ -106,9 +106,9 @@ def test_generate_with_another_spec_directory_writes_beside_it(tmp_path: Path) -
 def test_explain_refuses_a_memory_cap_that_is_not_a_number(monkeypatch: Any, capsys: Any) -> None:
     # the model's call is sized against OPGEN_MAX_CALL_BYTES: a bad value is a usage error (as in the Python
     # API), not a model "skipped" with exit status 0
-    monkeypatch.setenv("OPGEN_MAX_CALL_BYTES", "1e3")
+    monkeypatch.setenv("OPGEN_MAX_CALL_BYTES", "1.5e3 bytes")
     assert main(["explain", "mse_loss", "--product", "Ascend910B", "--shape", "4,4"]) == 2
-    assert "OPGEN_MAX_CALL_BYTES must be a positive number of bytes, got '1e3'" in capsys.readouterr().err
+    assert "OPGEN_MAX_CALL_BYTES must be a positive number of bytes, got '1.5e3 bytes'" in capsys.readouterr().err
 
 
 def test_a_spec_directory_that_does_not_exist_is_named(tmp_path: Path, capsys: Any) -> None:

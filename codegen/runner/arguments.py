@@ -61,8 +61,8 @@ _FLOATING_SCALARS = ("DOUBLE", "FLOAT", "FLOAT16", "BF16")
 
 def number_scalar_dtype(attr: AttrSpec) -> str:
     """The aclScalar dtype a real number given for the ``scalar`` attr ``attr`` is passed as: a Python
-    number is a C double, so ``DOUBLE`` when ``attr.scalar_dtypes`` lists it (the foreach ops take a DOUBLE
-    scalar for every list dtype, where FLOAT suits FLOAT and BF16 lists only), else the first floating dtype
+    number is a C double, so ``DOUBLE`` when ``attr.scalar_dtypes`` lists it (an API may take a DOUBLE scalar
+    beside every tensor dtype, where FLOAT suits FLOAT and BF16 tensors only), else the first floating dtype
     it lists (``FLOAT``), else its first dtype."""
     if "DOUBLE" in attr.scalar_dtypes:
         return "DOUBLE"
