@@ -266,7 +266,7 @@ class OpSpec:
     @property
     def output_mask(self) -> str:
         """The ``bool_array`` attr gating the outputs (one entry per output, in output order; a family's
-        ``compute.output_mask``, e.g. aclnnLayerNormBackward's ``outputMask``), or "" when the op has none."""
+        ``compute.output_mask``, e.g. an ``outputMask`` attr), or "" when the op has none."""
         return str(getattr(self.compute, "output_mask", "") or "")
 
     def masked_off(self, attrs: Mapping[str, Any]) -> frozenset[str]:
