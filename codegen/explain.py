@@ -287,8 +287,6 @@ def call_params(
     """
     import numpy as np
 
-    from codegen.runner import ScalarArg
-
     env, _, set_attrs = registry.family(spec.family).shape_call(spec, product, shape, dtype_name)
     rng = np.random.default_rng(0)
     bound = next((v for v in set_attrs.values() if isinstance(v, int) and not isinstance(v, bool) and v > 0), 1)
@@ -314,8 +312,10 @@ def call_params(
             params[a.name] = v + 2**64 if a.type == "uint64" and isinstance(v, int) and v < 0 else v
         elif a.default is None and a.values:
             params[a.name] = a.values[0][0]
-        elif a.default is None and a.type == "scalar":  # an aclScalar: 0.5, in DOUBLE when it takes DOUBLE
-            params[a.name] = ScalarArg(0.5, "DOUBLE" if "DOUBLE" in a.scalar_dtypes else a.scalar_dtypes[0])
+        elif a.default is None and a.type == "scalar":
+            # an aclScalar: a Python number, passed in the dtype the runner picks for one
+            # (codegen.runner.arguments.number_scalar_dtype: DOUBLE where the attr takes it)
+            params[a.name] = 0.5
     return params
 
 
