@@ -1,4 +1,4 @@
-"""Row-op input traffic from the emulator's counters (issue 16, item 4; bench/row_traffic.py).
+"""Row-op input traffic from the emulator's counters (bench/row_traffic.py).
 
 Expected values come from the family's design, not from the code under test: when whole rows fit UB every
 input element is loaded into UB once (ratio 1); when a row is cut into chunks, the four row ops need one
@@ -34,8 +34,8 @@ def test_the_family_has_the_four_row_ops() -> None:
 def test_rows_that_fit_ub_are_read_once(op: str) -> None:
     m = row_traffic.measure(op, "Ascend910B", (96, 1000))
     assert m["chunk_num"] == [1]  # the shape class is what it claims: whole rows per tile
-    n_inputs = len(row_traffic.row_inputs(op, (1,))) - 1  # minus the dim attr
-    assert m["input_bytes"] == n_inputs * 96 * 1000 * 4
+    n_inputs = len(row_traffic.row_inputs(op, "Ascend910B", (1, 1))) - 1  # minus the dim attr
+    assert m["input_bytes"] == m["least_bytes"] == n_inputs * 96 * 1000 * 4
     assert m["kernel_read"] == m["input_bytes"]
     assert m["read_ratio"] == 1.0
 
@@ -54,11 +54,29 @@ def test_read_ratio_subtracts_the_tiling_struct_of_each_core() -> None:
             {"block_dim": 2, "tiling_data_size": 112, "cores": [{"gm_bytes_read": 1112}, {"gm_bytes_read": 1112}]}
         ]
     }
-    ratio, data, inputs, tiling = row_traffic.read_ratio(stats, {"x": np.zeros(500, np.float32), "dim": -1})
-    assert (data, inputs, tiling) == (2000, 2000, 224)
+    ratio, data, tiling = row_traffic.read_ratio(stats, 2000)
+    assert (data, tiling) == (2000, 224)
     assert ratio == 1.0
+    assert row_traffic.read_ratio(stats, 1000)[0] == 2.0
     with pytest.raises(ValueError, match="no bytes"):
-        row_traffic.read_ratio(stats, {"x": np.zeros(0, np.float32)})
+        row_traffic.read_ratio(stats, 0)
+
+
+def test_the_least_read_counts_a_broadcast_input_per_core_and_the_column_partials_once() -> None:
+    """RmsNorm's gamma (broadcast over the rows) is read by each of the cores; LayerNormBackward's two column sums
+    add each core's fp32 partials of R elements, which the combine reads once."""
+    x = np.zeros((8, 100), np.float32)
+    gamma = np.zeros(100, np.float32)
+    assert row_traffic.minimum_read("RmsNorm", {"x": x, "gamma": gamma, "epsilon": 1e-6}, 4) == 3200 + 4 * 400
+    params = {
+        "gradOut": x,
+        "input": x,
+        "mean": np.zeros((8, 1), np.float32),
+        "rstd": np.zeros((8, 1), np.float32),
+        "weightOptional": gamma,
+        "normalizedShape": [100],
+    }
+    assert row_traffic.minimum_read("LayerNormBackward", params, 4) == 2 * 3200 + 2 * 32 + 4 * 400 + 2 * 4 * 400
 
 
 def test_section_reports_both_ratios_against_their_targets() -> None:
