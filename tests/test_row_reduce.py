@@ -85,9 +85,9 @@ def test_the_row_at_the_fit_limit_is_whole_and_one_more_element_is_chunked() -> 
 def test_softmax_max_and_sum_share_one_pass_and_backward_needs_one() -> None:
     soft = program(SPECS["softmax"])
     assert soft.pass_num == 1 and [r.kind for r in soft.reductions] == ["max", "sum"]
-    assert soft.reductions[1].online_max == 0  # the sum rescales with the running max
+    assert soft.reductions[1].online == 0  # the sum rescales with the running max
     back = program(SPECS["softmax_backward"])
-    assert back.pass_num == 1 and back.reductions[0].online_max == -1
+    assert back.pass_num == 1 and back.reductions[0].online == -1
 
 
 # --------------------------------------------------------------------------------------------- mutants
@@ -96,11 +96,8 @@ _KERNEL = op_files(SPECS["softmax"])["kernel_cpp"]
 _TILING = op_files(SPECS["softmax"])["tiling_cpp"]
 _API = op_files(SPECS["softmax"])["op_api_cpp"]
 _COMBINE_HEAD = """\
-  __aicore__ inline void Combine(int32_t k, bool first, int32_t n) {
-    bool rescaled = false;
-    for (int32_t j = 0; j < NUM_RED; ++j) {
-      rescaled = rescaled || RED_ONLINE[j] == k;
-    }
+  __aicore__ inline void Combine(int32_t k, bool first, int32_t n, float seen, float count) {
+    const bool rescaled = Online(k, false);
 """
 _CHUNK_N = "const int32_t n = static_cast<int32_t>((r_ - start < chunkLen_) ? (r_ - start) : chunkLen_);"
 
@@ -149,10 +146,14 @@ MUTANTS = [
         (
             (
                 _COMBINE_HEAD,
-                _COMBINE_HEAD.replace("int32_t n) {", "int32_t n, bool guard = true) {")
-                + "    rescaled = rescaled && guard;\n",
+                _COMBINE_HEAD.replace("float count) {", "float count, bool guard = true) {").replace(
+                    "Online(k, false);", "Online(k, false) && guard;"
+                ),
             ),
-            ("          Combine(k, c == 0, n);", "          Combine(k, c == 0, n, false);"),
+            (
+                "          Combine(k, c == 0, n, static_cast<float>(first), static_cast<float>(first + lines));",
+                "          Combine(k, c == 0, n, static_cast<float>(first), static_cast<float>(first + lines), false);",
+            ),
         ),
         "-inf line chunks",
     ),

@@ -19,8 +19,11 @@ Two layouts (tiling field ``mode``):
 
 Passes: a reduction step is evaluated in the first pass after every reduction it reads; a ``sum`` of
 ``exp(a - m)`` where ``m`` is a ``max`` of the same pass is evaluated in ``m``'s pass with the online
-combine ``s = s * exp(m_old - m_new) + sum(exp(a - m_new))``, so softmax-type ops read their input twice
-when a row is cut into chunks (one reduction pass, one output pass) and once when rows fit UB. ``mean`` is
+combine ``s = s * exp(m_old - m_new) + sum(exp(a - m_new))``; a ``sum`` or ``mean`` of ``(a - m) * (a - m)``
+where ``m`` is the ``mean`` of ``a`` runs in ``m``'s pass too, centred on the running mean (``m`` kept as the
+mean of the elements seen; ``v = v + seen * (m_old - m_new)^2 + sum((a - m_new)^2)``). So softmax- and
+layer-norm-type ops read their input twice when a row is cut into chunks (one reduction pass, one output
+pass) and once when rows fit UB. ``mean`` is
 a sum multiplied by ``1 / R``. Elementwise steps that are not outputs are substituted into their users.
 
 Trailing rows (``compute.rows: <input>``): the reduced dims are the last ``<input>.ndim`` dims, flattened

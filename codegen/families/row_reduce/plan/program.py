@@ -10,7 +10,7 @@ from codegen.families.row_reduce.compute import Step
 from codegen.families.row_reduce.plan.formulas import ROW_PREFIX, hoist, reads_input, red_uses, substitute
 from codegen.families.row_reduce.plan.lowering import Lowering
 from codegen.families.row_reduce.plan.tensors import compute_of
-from codegen.spec.expr import Binary, Call, Expr, Name, Num, Unary, walk
+from codegen.spec.expr import Binary, Call, Expr, Name, Num, Unary, to_source, walk
 from codegen.spec.model import OpSpec
 
 #: The kind of a per-row input's entry among the reductions (``compute.per_row``): its value is loaded from GM
@@ -21,16 +21,18 @@ LOAD = "load"
 @dataclass(frozen=True)
 class Reduction:
     """One reduction step: ``kind`` over ``arg`` (elementwise steps substituted), in pass ``pass_index`` (the
-    passes over a chunked row); ``online_max`` is the index of the max it rescales with (online combine) or
-    -1; ``level`` orders the reductions of a tile of whole rows (0: its argument reads no reduction; else one
-    more than the deepest reduction it reads, so a sum that rescales with its max comes after that max). A
-    per-row input is an entry of kind :data:`LOAD`, pass and level -1 (loaded before every pass and level)."""
+    passes over a chunked row); ``online`` is the index of the reduction of the same pass it is combined with
+    chunk by chunk (:func:`_online_max`: a max it rescales with; :func:`_online_mean`: a mean its squares are
+    centred on), or -1; ``level`` orders the reductions of a tile of whole rows (0: its argument reads no
+    reduction; else one more than the deepest reduction it reads, so a sum that rescales with its max comes
+    after that max). A per-row input is an entry of kind :data:`LOAD`, pass and level -1 (loaded before every
+    pass and level)."""
 
     name: str
     kind: str
     arg: Expr
     pass_index: int
-    online_max: int
+    online: int
     level: int = 0
 
 
@@ -90,7 +92,7 @@ def program(spec: OpSpec) -> Program:
             pass_index = max((reductions[u].pass_index + 1 for u in uses), default=0)
             level = max((reductions[u].level + 1 for u in uses), default=0)
             online = -1
-            online_of = _online_max(s, e, reds, reductions)
+            online_of = max(_online_max(s, e, reds, reductions), _online_mean(s, e, reds, reductions))
             if online_of >= 0:
                 pass_index, online = reductions[online_of].pass_index, online_of
             reds[s.name] = len(reductions)
@@ -201,5 +203,29 @@ def _online_max(step: Step, arg: Expr, reds: dict[str, int], done: list[Reductio
     if m < 0 or done[m].kind != "max":
         return -1
     if any(done[u].pass_index >= done[m].pass_index for u in red_uses(inner.left, reds)):
+        return -1
+    return m
+
+
+def _online_mean(step: Step, arg: Expr, reds: dict[str, int], done: list[Reduction]) -> int:
+    """The index of the mean reduction ``m`` when ``step`` is ``sum`` or ``mean`` of ``(a - m) * (a - m)`` with
+    ``a`` the argument ``m`` averages, reading only reductions of earlier passes than ``m``; else -1.
+
+    Such a step shares ``m``'s pass: chunk by chunk, ``m`` is kept as the running mean of the elements seen
+    and the step's sum of squares is centred on it, the earlier chunks' sum moved to the new mean with
+    ``Σ (a - m_new)² = Σ (a - m_old)² + seen · (m_old - m_new)²`` (the parallel form of the variance
+    update, Chan, Golub and LeVeque, "Algorithms for computing the sample variance", 1983), so a row cut
+    into chunks is read once for both."""
+    if step.reduction not in ("sum", "mean") or not isinstance(arg, Binary) or arg.op != "*":
+        return -1
+    if to_source(arg.left) != to_source(arg.right):
+        return -1
+    diff = arg.left
+    if not (isinstance(diff, Binary) and diff.op == "-" and isinstance(diff.right, Name)):
+        return -1
+    m = reds.get(diff.right.id, -1)
+    if m < 0 or done[m].kind != "mean" or to_source(done[m].arg) != to_source(diff.left):
+        return -1
+    if any(done[u].pass_index >= done[m].pass_index for u in red_uses(diff.left, reds)):
         return -1
     return m

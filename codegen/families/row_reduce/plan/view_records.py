@@ -31,10 +31,11 @@ class ComboKey(DtypeKey):
 
 @dataclass(frozen=True)
 class ReductionView:
-    """One reduction of the kernel: ``name``, ``kind`` (:data:`views_kernel.KIND_CODES`) and ``kind_name``, the pass it
-    is evaluated in (``pass_index``) and its ``level`` in a tile of whole rows, the max it rescales with
-    (``online``, -1: none), the input it reduces as is (``direct``, -1: none), the scalar slots its argument
-    reads (``uses``) and the lowered argument ``fn``."""
+    """One reduction of the kernel: ``name``, ``kind`` (:data:`views_kernel.KIND_CODES`) and ``kind_name``, the
+    pass it is evaluated in (``pass_index``) and its ``level`` in a tile of whole rows, the reduction of its pass
+    it is combined with chunk by chunk (``online``: a max it rescales with, a mean it is centred on; -1: none),
+    the input it reduces as is (``direct``, -1: none), the scalar slots its argument reads (``uses``) and the
+    lowered argument ``fn``."""
 
     name: str
     kind: int

@@ -78,7 +78,7 @@ def kernel_parts(spec: OpSpec, products: list[Product], prog: Program) -> dict[s
                 kind=KIND_CODES[r.kind],
                 kind_name=r.kind,
                 pass_index=r.pass_index,
-                online=r.online_max,
+                online=r.online,
                 uses=tuple(prog.code["arg_uses"][k]),
                 fn=prog.code["args_scalar"][k],
                 level=r.level,

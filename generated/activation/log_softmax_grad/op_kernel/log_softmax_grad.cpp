@@ -662,16 +662,27 @@ class KernelLogSoftmaxGrad {
 #endif
   }
 
-  // acc_k combined with part_k over n elements (first: acc = part).
+  // Whether reduction k is a max an online sum rescales with (centred false) or a mean an online sum of
+  // squares is centred on (centred true).
+  __aicore__ inline bool Online(int32_t k, bool centred) {
+    bool any = false;
+    for (int32_t j = 0; j < NUM_RED; ++j) {
+      any = any || RED_ONLINE[j] == k;
+    }
+    return any && ((RED_KIND[k] == KIND_MAX) != centred);
+  }
+
+  // acc_k combined with part_k over n elements (first: acc = part); `seen` elements of the row came before
+  // this chunk and `count` is seen plus the chunk's.
   // A max an online sum rescales with is kept >= -FLT_MAX: a chunk of only -inf then gives exp(-inf) = 0
   // terms and a rescale factor exp(m_old - m_new) = 1, never exp(-inf - -inf) = NaN.
-  __aicore__ inline void Combine(int32_t k, bool first, int32_t n) {
-    bool rescaled = false;
-    for (int32_t j = 0; j < NUM_RED; ++j) {
-      rescaled = rescaled || RED_ONLINE[j] == k;
-    }
+  // A mean an online sum of squares is centred on is kept as the running mean; the sum of squares then moves its
+  // earlier chunks to the new mean before adding this chunk's: acc = acc + seen * (m_old - m_new)^2 + part.
+  __aicore__ inline void Combine(int32_t k, bool first, int32_t n, float seen, float count) {
+    const bool rescaled = Online(k, false);
+    const bool centred = Online(k, true);
     if (first) {
-      Muls(acc_[k], part_[k], 1.0f, n);
+      Muls(acc_[k], part_[k], centred ? 1.0f / count : 1.0f, n);
       if (rescaled) {
         Maxs(acc_[k], acc_[k], LOWEST_FLOAT, n);
       }
@@ -685,19 +696,30 @@ class KernelLogSoftmaxGrad {
       }
       return;
     }
+    if (centred) {  // m = m_old * (seen / count) + part / count (an infinite sum stays infinite)
+      Muls(old_[k], acc_[k], 1.0f, n);
+      Muls(acc_[k], acc_[k], seen / count, n);
+      Axpy(acc_[k], part_[k], 1.0f / count, n);
+      return;
+    }
     const int32_t m = RED_ONLINE[k];
-    if (m >= 0) {  // online: acc = acc * exp(m_old - m_new) + part
+    if (m >= 0) {
       LocalTensor<float> fac = facBuf_.Get<float>();
       Sub(fac, old_[m], acc_[m], n);
-      Exp(fac, fac, n);
-      Mul(acc_[k], acc_[k], fac, n);
+      if (RED_KIND[m] == KIND_MAX) {  // rescaled: acc = acc * exp(m_old - m_new) + part
+        Exp(fac, fac, n);
+        Mul(acc_[k], acc_[k], fac, n);
+      } else {  // centred: acc = acc + seen * (m_old - m_new)^2 + part
+        Mul(fac, fac, fac, n);
+        Axpy(acc_[k], fac, seen, n);
+      }
     }
     Add(acc_[k], acc_[k], part_[k], n);
   }
 
   __aicore__ inline void Finish(int32_t pass, int32_t n) {
     for (int32_t k = 0; k < NUM_RED; ++k) {
-      if (RED_PASS[k] == pass && RED_KIND[k] == KIND_MEAN) {
+      if (RED_PASS[k] == pass && RED_KIND[k] == KIND_MEAN && !Online(k, true)) {  // a centred mean is one already
         Muls(acc_[k], acc_[k], 1.0f / static_cast<float>(r_), n);
       }
     }
@@ -706,11 +728,7 @@ class KernelLogSoftmaxGrad {
   // Row slot k of a mode-0 reduction after its last chunk (n slots from `slot`: a tile's rows side by side):
   // the guard of a max an online sum rescales with (the combine applies it chunk by chunk), a mean's 1 / R.
   __aicore__ inline void FinishSlot(int32_t k, uint32_t slot, int32_t n) {
-    bool rescaled = false;
-    for (int32_t j = 0; j < NUM_RED; ++j) {
-      rescaled = rescaled || RED_ONLINE[j] == k;
-    }
-    if (rescaled) {
+    if (Online(k, false)) {
       Maxs(acc_[k][slot], acc_[k][slot], LOWEST_FLOAT, n);
     }
     if (RED_KIND[k] == KIND_MEAN) {
@@ -856,7 +874,7 @@ class KernelLogSoftmaxGrad {
           }
           LineReduce(RED_KIND[k] == KIND_MAX ? KIND_MAX : KIND_SUM, part_[k], direct ? ins[RED_DIRECT[k]] : arg, n,
                      direct);
-          Combine(k, c == 0, 1);
+          Combine(k, c == 0, 1, static_cast<float>(start), static_cast<float>(start + n));
         }
         Release();
       }
@@ -966,7 +984,7 @@ class KernelLogSoftmaxGrad {
               }
             }
           }
-          Combine(k, c == 0, n);
+          Combine(k, c == 0, n, static_cast<float>(first), static_cast<float>(first + lines));
         }
         if (chunkNum_ > 1) {
           Release();

@@ -28,7 +28,7 @@ constexpr int32_t NUM_IN = 3;
 constexpr int32_t NUM_OUT = 3;
 constexpr int32_t NUM_RED = 2;
 constexpr int32_t NUM_TMP = 4;
-constexpr int32_t NUM_PASS = 2;
+constexpr int32_t NUM_PASS = 1;
 constexpr int32_t NUM_LEVEL = 2;                // levels of a tile of whole rows: one vector-to-scalar wait each
 constexpr int32_t NUM_ROWV = 1;                 // per-row values
 constexpr int32_t NUM_SC = NUM_RED + NUM_ROWV;  // scalars of a row: the reductions, then the per-row values
@@ -44,18 +44,18 @@ constexpr int32_t KIND_SUM = 1;
 constexpr int32_t KIND_MEAN = 2;
 // Per reduction: its kind, its pass, the max it rescales with (online combine; -1: none).
 constexpr int32_t RED_KIND[NUM_RED] = {2, 2};
-constexpr int32_t RED_PASS[NUM_RED] = {0, 1};
-constexpr int32_t RED_ONLINE[NUM_RED] = {-1, -1};
+constexpr int32_t RED_PASS[NUM_RED] = {0, 0};
+constexpr int32_t RED_ONLINE[NUM_RED] = {-1, 0};
 // Per reduction: its level in a tile of whole rows; the input it reduces as is (-1: its argument is computed).
 constexpr int32_t RED_LEVEL[NUM_RED] = {0, 1};
 constexpr int32_t RED_DIRECT[NUM_RED] = {0, -1};
 // Per per-row value: the pass and the level after which it is computed (those of the last reduction it reads).
-constexpr int32_t ROWV_PASS[NUM_ROWV + 1] = {1, 0};
+constexpr int32_t ROWV_PASS[NUM_ROWV + 1] = {0, 0};
 constexpr int32_t ROWV_LEVEL[NUM_ROWV + 1] = {1, 0};
 // Per input: broadcast over the rows (one line slot, indexed by the position inside the row).
 constexpr bool ROW_IN[NUM_IN] = {false, true, true};
 // Per reduction pass, and for the output pass: whether it reads an input broadcast over the rows.
-constexpr bool PASS_READS_ROW_IN[NUM_PASS] = {false, false};
+constexpr bool PASS_READS_ROW_IN[NUM_PASS] = {false};
 constexpr bool OUT_READS_ROW_IN = true;
 // Per input: the value of every element of an optional input passed as null (absentMask bit set; 0 for others).
 constexpr float IN_DEFAULT[NUM_IN] = {0.0f, 1.0f, 0.0f};
@@ -798,16 +798,27 @@ class KernelLayerNormV4 {
 #endif
   }
 
-  // acc_k combined with part_k over n elements (first: acc = part).
+  // Whether reduction k is a max an online sum rescales with (centred false) or a mean an online sum of
+  // squares is centred on (centred true).
+  __aicore__ inline bool Online(int32_t k, bool centred) {
+    bool any = false;
+    for (int32_t j = 0; j < NUM_RED; ++j) {
+      any = any || RED_ONLINE[j] == k;
+    }
+    return any && ((RED_KIND[k] == KIND_MAX) != centred);
+  }
+
+  // acc_k combined with part_k over n elements (first: acc = part); `seen` elements of the row came before
+  // this chunk and `count` is seen plus the chunk's.
   // A max an online sum rescales with is kept >= -FLT_MAX: a chunk of only -inf then gives exp(-inf) = 0
   // terms and a rescale factor exp(m_old - m_new) = 1, never exp(-inf - -inf) = NaN.
-  __aicore__ inline void Combine(int32_t k, bool first, int32_t n) {
-    bool rescaled = false;
-    for (int32_t j = 0; j < NUM_RED; ++j) {
-      rescaled = rescaled || RED_ONLINE[j] == k;
-    }
+  // A mean an online sum of squares is centred on is kept as the running mean; the sum of squares then moves its
+  // earlier chunks to the new mean before adding this chunk's: acc = acc + seen * (m_old - m_new)^2 + part.
+  __aicore__ inline void Combine(int32_t k, bool first, int32_t n, float seen, float count) {
+    const bool rescaled = Online(k, false);
+    const bool centred = Online(k, true);
     if (first) {
-      Muls(acc_[k], part_[k], 1.0f, n);
+      Muls(acc_[k], part_[k], centred ? 1.0f / count : 1.0f, n);
       if (rescaled) {
         Maxs(acc_[k], acc_[k], LOWEST_FLOAT, n);
       }
@@ -821,19 +832,30 @@ class KernelLayerNormV4 {
       }
       return;
     }
+    if (centred) {  // m = m_old * (seen / count) + part / count (an infinite sum stays infinite)
+      Muls(old_[k], acc_[k], 1.0f, n);
+      Muls(acc_[k], acc_[k], seen / count, n);
+      Axpy(acc_[k], part_[k], 1.0f / count, n);
+      return;
+    }
     const int32_t m = RED_ONLINE[k];
-    if (m >= 0) {  // online: acc = acc * exp(m_old - m_new) + part
+    if (m >= 0) {
       LocalTensor<float> fac = facBuf_.Get<float>();
       Sub(fac, old_[m], acc_[m], n);
-      Exp(fac, fac, n);
-      Mul(acc_[k], acc_[k], fac, n);
+      if (RED_KIND[m] == KIND_MAX) {  // rescaled: acc = acc * exp(m_old - m_new) + part
+        Exp(fac, fac, n);
+        Mul(acc_[k], acc_[k], fac, n);
+      } else {  // centred: acc = acc + seen * (m_old - m_new)^2 + part
+        Mul(fac, fac, fac, n);
+        Axpy(acc_[k], fac, seen, n);
+      }
     }
     Add(acc_[k], acc_[k], part_[k], n);
   }
 
   __aicore__ inline void Finish(int32_t pass, int32_t n) {
     for (int32_t k = 0; k < NUM_RED; ++k) {
-      if (RED_PASS[k] == pass && RED_KIND[k] == KIND_MEAN) {
+      if (RED_PASS[k] == pass && RED_KIND[k] == KIND_MEAN && !Online(k, true)) {  // a centred mean is one already
         Muls(acc_[k], acc_[k], 1.0f / static_cast<float>(r_), n);
       }
     }
@@ -842,11 +864,7 @@ class KernelLayerNormV4 {
   // Row slot k of a mode-0 reduction after its last chunk (n slots from `slot`: a tile's rows side by side):
   // the guard of a max an online sum rescales with (the combine applies it chunk by chunk), a mean's 1 / R.
   __aicore__ inline void FinishSlot(int32_t k, uint32_t slot, int32_t n) {
-    bool rescaled = false;
-    for (int32_t j = 0; j < NUM_RED; ++j) {
-      rescaled = rescaled || RED_ONLINE[j] == k;
-    }
-    if (rescaled) {
+    if (Online(k, false)) {
       Maxs(acc_[k][slot], acc_[k][slot], LOWEST_FLOAT, n);
     }
     if (RED_KIND[k] == KIND_MEAN) {
@@ -995,7 +1013,7 @@ class KernelLayerNormV4 {
           }
           LineReduce(RED_KIND[k] == KIND_MAX ? KIND_MAX : KIND_SUM, part_[k], direct ? ins[RED_DIRECT[k]] : arg, n,
                      direct);
-          Combine(k, c == 0, 1);
+          Combine(k, c == 0, 1, static_cast<float>(start), static_cast<float>(start + n));
         }
         Release();
       }
