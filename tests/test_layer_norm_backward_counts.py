@@ -74,3 +74,34 @@ def test_element_ops_per_element_of_ops_nn_or_the_recorded_figure(
     else:
         assert above > bar and round(per_elem, 2) == above, f"{dtype.name}: {per_elem:.3f}, generated_above {above}"
     print(f"{dtype.name}: {per_elem:.4f}")
+
+
+def test_chunked_rows_write_each_partial_once_and_read_it_only_in_the_combine(
+    built_op: Callable[[str, str], OpCallable],
+) -> None:
+    """Two FLOAT rows of 200000 on Ascend910B: each row is cut into chunks and each of the two cores takes one.
+    Each core reads its row of gradOut and input and the whole weight once in the reduction pass and once in the
+    output pass (2 x 3 x 4R bytes), and its row's mean and rstd (8 bytes); it writes its row of gradInputOut
+    (4R) and its fp32 partial of each column sum (2 x 4R), which it neither zeroes first nor reads back (a
+    core's only row is its first). Core 0 then reads the two cores' partials (4 x 4R) and writes the two column
+    sums (2 x 4R). The tiling struct (each core reads it once) is left out."""
+    r = 200000
+    fn = built_op("layer_norm_backward", "Ascend910B")
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal((2, r)).astype(np.float32)
+    fn(
+        gradOut=rng.standard_normal((2, r)).astype(np.float32),
+        input=x,
+        normalizedShape=[r],
+        mean=x.mean(axis=1, keepdims=True),
+        rstd=np.ones((2, 1), np.float32),
+        weightOptional=rng.standard_normal((r,)).astype(np.float32),
+        biasOptional=None,
+        outputMask=[True, True, True],
+        core_order="in_order",
+    )
+    (launch,) = fn.last_stats["launches"]
+    assert launch["tiling"]["chunkNum"] > 1 and launch["block_dim"] == 2
+    tiling = int(launch["tiling_data_size"])
+    got = [(int(c["gm_bytes_read"]) - tiling, int(c["gm_bytes_written"])) for c in launch["cores"]]
+    assert got == [(24 * r + 8 + 16 * r, 12 * r + 8 * r), (24 * r + 8, 12 * r)]

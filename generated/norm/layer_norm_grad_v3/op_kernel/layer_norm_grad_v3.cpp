@@ -1174,7 +1174,7 @@ class KernelLayerNormGradV3 {
         }
         ReadScalars(o, true, 0, sc);
         if (COL_OUT[o]) {
-          AddColumnChunk(o, start, ins, sc, kept, n);
+          AddColumnChunk(o, start, ins, sc, kept, n, row == taskStart_);
           continue;
         }
         LocalTensor<T> y = outQueue_[o].template AllocTensor<T>();
@@ -1226,8 +1226,9 @@ class KernelLayerNormGradV3 {
     return (n + blockFloats - 1) / blockFloats * blockFloats;
   }
 
-  // Zeroes this core's partials: in UB for whole rows, in its workspace slot chunk by chunk for chunked rows
-  // (a core without rows writes zeros too: every slot is read by the combine).
+  // Zeroes this core's partials: in UB for whole rows; for chunked rows, in its workspace slot chunk by chunk
+  // when the core has no row (every slot is read by the combine; a core with rows writes its first row's
+  // summands there instead, AddColumnChunk).
   __aicore__ inline void ZeroColumns() {
     for (int32_t o = 0; o < NUM_OUT; ++o) {
       if (!COL_OUT[o]) {
@@ -1236,6 +1237,9 @@ class KernelLayerNormGradV3 {
       LocalTensor<float> col = colBuf_[o].template Get<float>();
       if (chunkNum_ == 1) {
         Duplicate(col, 0.0f, static_cast<int32_t>(ColumnBlocks(r_)));
+        continue;
+      }
+      if (taskCount_ > 0) {
         continue;
       }
       Duplicate(col, 0.0f, static_cast<int32_t>(ColumnBlocks(chunkLen_)));
@@ -1250,17 +1254,25 @@ class KernelLayerNormGradV3 {
   }
 
   // Chunked rows: output o's summand over the n elements from `start` of the row added into this core's
-  // partial in its workspace slot (read, add, write back; each store lands before the next read of it).
+  // partial in its workspace slot (read, add, write back; each store lands before the next read of it). The
+  // core's first row (`first`) writes its summand there as it is: nothing to read (the slot is not zeroed).
   __aicore__ inline void AddColumnChunk(int32_t o, int64_t start, const LocalTensor<float> *ins, const float *sc,
-                                        const LocalTensor<float> *kept, int32_t n) {
+                                        const LocalTensor<float> *kept, int32_t n, bool first) {
     LocalTensor<float> res = resBuf_.Get<float>();
     LocalTensor<float> col = colBuf_[o].template Get<float>();
     const uint64_t at = ColumnAt(GetBlockIdx(), o) + static_cast<uint64_t>(start);
-    EvalOut(o, res, ins, sc, kept, false, tmp_, attrs_, n);
-    WaitPipe<HardEvent::V_MTE2>();
-    CopyGmToUb(col, colGm_[at], ColumnBlocks(n));
-    WaitPipe<HardEvent::MTE2_V>();
-    Add(col, col, res, n);
+    if (first) {
+      if (ColumnBlocks(n) != n) {  // the copy's whole blocks carry zeros past the row's last element
+        Duplicate(col, 0.0f, static_cast<int32_t>(ColumnBlocks(n)));
+      }
+      EvalOut(o, col, ins, sc, kept, false, tmp_, attrs_, n);
+    } else {
+      EvalOut(o, res, ins, sc, kept, false, tmp_, attrs_, n);
+      WaitPipe<HardEvent::V_MTE2>();
+      CopyGmToUb(col, colGm_[at], ColumnBlocks(n));
+      WaitPipe<HardEvent::MTE2_V>();
+      Add(col, col, res, n);
+    }
     WaitPipe<HardEvent::V_MTE3>();
     CopyUbToGm(colGm_[at], col, ColumnBlocks(n));
     WaitPipe<HardEvent::MTE3_MTE2>();
