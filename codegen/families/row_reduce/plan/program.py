@@ -72,7 +72,8 @@ def program(spec: OpSpec) -> Program:
     ``code`` holds, per reduction (``args*``) and output (``outs*``), the formula lowered twice: with the
     reductions and per-row values as scalars (``scalar``: a tile of whole rows or a chunk of one row, mode 0)
     and as lines (``line``: a block of inner positions, mode 1); ``direct`` the input a reduction reads as
-    is (-1: its argument is computed); ``rows`` the per-row values lowered on lines; ``*_uses`` the scalar
+    is (-1: its argument is computed), ``out_direct`` the input an output is as is (-1: computed); ``rows`` the
+    per-row values lowered on lines; ``*_uses`` the scalar
     slots (reductions ``k``, then per-row values ``NUM_RED + j``) each reads; ``row_out`` the C++ scalar of an
     output with one value per row ("" for the others)."""
     comp = compute_of(spec)
@@ -140,6 +141,7 @@ def program(spec: OpSpec) -> Program:
             lowering.function(f"EvalOut{k}", e, scalar=True, saves=keep, out=True) for k, e in enumerate(hoisted)
         ],
         "outs_line": [lowering.function(f"EvalOutLine{k}", e, scalar=False) for k, e in enumerate(hoisted)],
+        "out_direct": [lowering.inputs.get(e.id, -1) if isinstance(e, Name) else -1 for e in hoisted],
         "rows": [lowering.function(f"EvalRow{j}", v, scalar=False) for j, v in enumerate(values)],
         "row_out": [lowering.scalar(e) if e is not None else "" for e in row_out],
     }

@@ -204,6 +204,8 @@ class KernelView(KernelBase):
     row_out_flags: tuple[str, ...]
     #: per aclnn output, ``true`` when it is a column sum (:func:`tensors.column_outputs`), and their count
     col_out_flags: tuple[str, ...]
+    #: per aclnn output, the input line a column sum adds as it is (its summand is that input), else -1
+    col_direct: tuple[int, ...]
     column_n: int
     #: per aclnn input, ``true`` when it has one value per row (``compute.per_row``), its index among the
     #: reductions (-1 for the others), and their count

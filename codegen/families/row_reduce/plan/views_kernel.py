@@ -52,6 +52,10 @@ def kernel_parts(spec: OpSpec, products: list[Product], prog: Program) -> dict[s
         "row_in_flags": ["true" if n in rows_in else "false" for n in spec.input_names],
         "row_out_flags": ["true" if n in row_outputs(spec) else "false" for n in spec.output_names],
         "col_out_flags": ["true" if n in column_outputs(spec) else "false" for n in spec.output_names],
+        "col_direct": [
+            d if n in column_outputs(spec) else -1
+            for n, d in zip(spec.output_names, prog.code["out_direct"], strict=True)
+        ],
         "column_n": len(column_outputs(spec)),
         "per_row_n": len(per_row_inputs(spec)),
         "per_row_in_flags": ["true" if n in per_row_inputs(spec) else "false" for n in spec.input_names],

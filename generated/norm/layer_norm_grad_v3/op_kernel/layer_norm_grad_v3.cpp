@@ -70,6 +70,8 @@ constexpr bool OUT_READS_ROW_IN = true;
 constexpr bool ROW_OUT[NUM_OUT] = {false, false, false};
 // Per output: a column sum (its summand added over every row; of the row's shape).
 constexpr bool COL_OUT[NUM_OUT] = {false, true, true};
+// Per output: the input a column sum's summand is, added from its line as it is (-1: computed).
+constexpr int32_t COL_DIRECT[NUM_OUT] = {-1, -1, 0};
 constexpr int32_t NUM_COL = 2;
 
 // argument of reduction 0 (mean) = mean over one line of n elements; reductions and per-row values are the row's
@@ -1081,8 +1083,12 @@ class KernelLayerNormGradV3 {
           continue;
         }
         if (COL_OUT[o]) {  // the row's summand added into the partial
-          LocalTensor<float> res = resBuf_.Get<float>();
           LocalTensor<float> col = colBuf_[o].template Get<float>();
+          if (COL_DIRECT[o] >= 0) {
+            Add(col, col, ins[COL_DIRECT[o]], n);
+            continue;
+          }
+          LocalTensor<float> res = resBuf_.Get<float>();
           EvalOut(o, res, ins, sc, kept, true, tmp_, attrs_, n);
           Add(col, col, res, n);
           continue;
@@ -1267,11 +1273,13 @@ class KernelLayerNormGradV3 {
       }
       EvalOut(o, col, ins, sc, kept, false, tmp_, attrs_, n);
     } else {
-      EvalOut(o, res, ins, sc, kept, false, tmp_, attrs_, n);
+      if (COL_DIRECT[o] < 0) {
+        EvalOut(o, res, ins, sc, kept, false, tmp_, attrs_, n);
+      }
       WaitPipe<HardEvent::V_MTE2>();
       CopyGmToUb(col, colGm_[at], ColumnBlocks(n));
       WaitPipe<HardEvent::MTE2_V>();
-      Add(col, col, res, n);
+      Add(col, col, COL_DIRECT[o] >= 0 ? ins[COL_DIRECT[o]] : res, n);
     }
     WaitPipe<HardEvent::V_MTE3>();
     CopyUbToGm(colGm_[at], col, ColumnBlocks(n));
