@@ -1082,15 +1082,8 @@ class KernelLayerNormGradV3 {
           rowOuts = true;
           continue;
         }
-        if (COL_OUT[o]) {  // the row's summand added into the partial
-          LocalTensor<float> col = colBuf_[o].template Get<float>();
-          if (COL_DIRECT[o] >= 0) {
-            Add(col, col, ins[COL_DIRECT[o]], n);
-            continue;
-          }
-          LocalTensor<float> res = resBuf_.Get<float>();
-          EvalOut(o, res, ins, sc, kept, true, tmp_, attrs_, n);
-          Add(col, col, res, n);
+        if (COL_OUT[o]) {
+          ColumnSummand(o, row + l == taskStart_, ins, sc, kept, n);
           continue;
         }
         Output(o, outs[o], static_cast<uint32_t>(l * stride_), ins, sc, kept, true, n);
@@ -1232,20 +1225,17 @@ class KernelLayerNormGradV3 {
     return (n + blockFloats - 1) / blockFloats * blockFloats;
   }
 
-  // Zeroes this core's partials: in UB for whole rows; for chunked rows, in its workspace slot chunk by chunk
-  // when the core has no row (every slot is read by the combine; a core with rows writes its first row's
-  // summands there instead, AddColumnChunk).
+  // Zeroes the partials of a core without rows (every slot is read by the combine): in UB for whole rows, in
+  // its workspace slot chunk by chunk for chunked rows. A core with rows sets them from its first row's
+  // summands instead (ColumnSummand, AddColumnChunk).
   __aicore__ inline void ZeroColumns() {
     for (int32_t o = 0; o < NUM_OUT; ++o) {
-      if (!COL_OUT[o]) {
+      if (!COL_OUT[o] || taskCount_ > 0) {
         continue;
       }
       LocalTensor<float> col = colBuf_[o].template Get<float>();
       if (chunkNum_ == 1) {
         Duplicate(col, 0.0f, static_cast<int32_t>(ColumnBlocks(r_)));
-        continue;
-      }
-      if (taskCount_ > 0) {
         continue;
       }
       Duplicate(col, 0.0f, static_cast<int32_t>(ColumnBlocks(chunkLen_)));
@@ -1257,6 +1247,31 @@ class KernelLayerNormGradV3 {
       WaitPipe<HardEvent::MTE3_MTE2>();  // the zeros are in GM before the first chunk reads them back
       WaitPipe<HardEvent::MTE3_V>();
     }
+  }
+
+  // Whole rows: output o's summand of a row added into this core's partial in UB; the core's first row
+  // (`first`) sets the partial to it (the copy's whole blocks past the row's end zeroed).
+  __aicore__ inline void ColumnSummand(int32_t o, bool first, const LocalTensor<float> *ins, const float *sc,
+                                       const LocalTensor<float> *kept, int32_t n) {
+    LocalTensor<float> col = colBuf_[o].template Get<float>();
+    if (first && ColumnBlocks(n) != n) {
+      Duplicate(col, 0.0f, static_cast<int32_t>(ColumnBlocks(n)));
+    }
+    if (COL_DIRECT[o] >= 0) {
+      if (first) {
+        Adds(col, ins[COL_DIRECT[o]], 0.0f, n);
+      } else {
+        Add(col, col, ins[COL_DIRECT[o]], n);
+      }
+      return;
+    }
+    if (first) {
+      EvalOut(o, col, ins, sc, kept, true, tmp_, attrs_, n);
+      return;
+    }
+    LocalTensor<float> res = resBuf_.Get<float>();
+    EvalOut(o, res, ins, sc, kept, true, tmp_, attrs_, n);
+    Add(col, col, res, n);
   }
 
   // Chunked rows: output o's summand over the n elements from `start` of the row added into this core's
