@@ -2,7 +2,8 @@
 
 Value cases per dtype: R = 1; a few rows of 10; the largest R whose rows fit UB and R just above it (the row
 is then cut into chunks, also with one dominant value per row at the first chunk's last element); R far
-larger than UB (many chunks); a non-last dim (inner > 1), also with a
+larger than UB (many chunks); one more chunked row than cores (the first core takes two: what a row leaves for
+the next); a non-last dim (inner > 1), also with a
 negative dim and with more lines than fit UB (line chunks); fewer rows than cores; a 0-d tensor; empty
 tensors (a zero outer and a zero R); a large dynamic range (values up to about +-200: without the max
 subtraction exp overflows, without fp32 accumulation 16-bit sums lose the small terms); rows with +inf,
@@ -15,11 +16,13 @@ rule: aclnn_softmax.cpp and the other row ops' op_api check ``out`` against the 
 ``l0op::Cast(result, out->GetDataType())``).
 Status cases: null pointers, unsupported dtypes (of an input, of ``out``, one the product lacks), inputs of
 different dtypes, ranks, shapes that differ, dim out of range (161002).
-``quick`` keeps one representative of each group (the UB boundary and multi-chunk rows are kept).
+``quick`` keeps one representative of each group (the UB boundary, multi-chunk rows and two chunked rows
+on one core are kept).
 
 Trailing rows (``compute.rows``): the input broadcast over the rows takes the shape of the last ``k`` dims
 (``k`` = 1 unless a case says otherwise; standard normal values); the same R cases (R = 1, the UB limit and
-one above, far above, fewer rows than cores, empty, large dynamic range, inf/NaN rows and inside a
+one above, far above, two chunked rows on the first core, fewer rows than cores, empty (also with chunked
+rows: a core without rows zeroes its column-sum partials), large dynamic range, inf/NaN rows and inside a
 multi-chunk row, non-contiguous inputs and outputs, rows over all cores) plus a row of 2 dims, a row of
 every dim, a rank-4 tensor with a row of 3 dims and every float attr at 0.5; status cases replace the dim
 cases by that input of a wrong shape, of a rank above the first input's, empty, and of another dtype

@@ -48,10 +48,14 @@ def rows_value_cases(
 
     launched = launched_combo(spec, combo)  # the column a call casting fixed inputs launches
     fit = fit_limit(spec, product, launched)
+    # one more chunked row than cores: the first core takes two (the per-row state and a column sum's partial,
+    # set by a core's first row and added into by the later ones, carried from row to row)
+    several_chunked = (product.vector_core_num + 1, fit + 1)
     if not full:
         yield one((5, 10), "rows of 10")
         yield one((2, fit + 1), "R one above the UB limit (chunked)")
         yield one((1, 3 * fit + 77), "R far above UB (multi-chunk)")
+        yield one(several_chunked, "chunked rows, two on the first core")
         yield one((6, 50), "inf and NaN rows", special_rows(arr((6, 50)), x_name, dt))
         return
     yield one((7, 1), "R = 1")
@@ -60,7 +64,9 @@ def rows_value_cases(
     yield one((2, fit + 1), "R one above the UB limit (chunked)")
     yield one((1, 3 * fit + 77), "R far above UB (multi-chunk)")
     yield one((3, 200), "fewer rows than cores")
+    yield one(several_chunked, "chunked rows, two on the first core")
     yield one((0, 16), "empty outer")
+    yield one((0, fit + 1), "empty outer, chunked rows")
     yield one((3, 4, 6), "row of 2 dims", arr((3, 4, 6), row_ndim=2))
     yield one((4, 6), "row of every dim", arr((4, 6), row_ndim=2))
     if not quick:
