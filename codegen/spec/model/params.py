@@ -145,8 +145,9 @@ class AttrSpec:
     loc: SourceLoc
     #: ``string`` attrs (a ``char *`` parameter) keep their allowed strings in ``values`` as
     #: ``((0, "none"), (1, "tanh"))``: expressions see the index, ``default`` is the string.
-    #: ``scalar`` attrs: the aclScalar dtypes accepted (names of :data:`SCALAR_ACL_IDS`), the first one the
-    #: dtype a Python number is passed as; empty for other types.
+    #: ``scalar`` attrs: the aclScalar dtypes accepted (names of :data:`SCALAR_ACL_IDS`; a Python number is
+    #: passed as DOUBLE where listed, else the first floating one: ``codegen.runner.arguments.number_scalar_dtype``);
+    #: empty for other types.
     scalar_dtypes: tuple[str, ...] = ()
     header_name: str = ""
     #: array attrs: the inclusive ``(lo, hi)`` range of lengths the L2 API accepts (a fixed length ``n`` is
