@@ -182,10 +182,8 @@ SCALAR_STAND_IN = 0.5
 def attr_values(a: AttrSpec) -> str:
     """What attr ``a`` takes, as ``opgen explain`` lists it: its enum values (``0=none, 1=mean``), an array's
     length range (``length 1-8``), an aclScalar's dtypes and the value the ``--shape`` call passes for it
-    with the dtype the runner gives a Python number (:func:`codegen.runner.arguments.number_scalar_dtype`):
+    with the dtype the runner gives a Python number (:attr:`codegen.spec.model.AttrSpec.number_dtype`):
     ``FLOAT, FLOAT16, DOUBLE; the --shape call passes 0.5 as a DOUBLE aclScalar``; else ``any``."""
-    from codegen.runner.arguments import number_scalar_dtype
-
     if a.is_array and a.length is not None:
         lo, hi = a.length
         return f"length {lo}" if lo == hi else f"length {lo}-{hi}"
@@ -193,7 +191,7 @@ def attr_values(a: AttrSpec) -> str:
         return ", ".join(f"{v}={n}" for v, n in a.values)
     if a.type == "scalar":
         value = f"{SCALAR_STAND_IN}" if a.default is None else f"its default {a.default}"
-        return f"{', '.join(a.scalar_dtypes)}; the --shape call passes {value} as a {number_scalar_dtype(a)} aclScalar"
+        return f"{', '.join(a.scalar_dtypes)}; the --shape call passes {value} as a {a.number_dtype} aclScalar"
     return "any"
 
 
@@ -331,7 +329,7 @@ def call_params(
             params[a.name] = a.values[0][0]
         elif a.default is None and a.type == "scalar":
             # an aclScalar: a Python number, passed in the dtype the runner picks for one
-            # (codegen.runner.arguments.number_scalar_dtype: DOUBLE where the attr takes it)
+            # (AttrSpec.number_dtype: DOUBLE where the attr takes it)
             params[a.name] = SCALAR_STAND_IN
     return params
 

@@ -1642,7 +1642,12 @@ def test_device_string_attr_needs_values(tmp_path: Path, catalogue: Catalogue) -
         ),
         ("    type: float\n    dtypes: [FLOAT]\n", "gradOutput", "attrs[0].dtypes: dtypes are only allowed for scalar"),
         ("    type: scalar\n    dtypes: [FLOAT, COMPLEX]\n", "gradOutput", "unknown aclScalar dtype 'COMPLEX'"),
-        ("    type: scalar\n    default: 1.0e+39\n", "gradOutput", "attrs[0].default: 1e+39 is beyond FLOAT's range"),
+        # an attr taking no DOUBLE: a call leaving it out passes its default as a FLOAT aclScalar
+        (
+            "    type: scalar\n    dtypes: [FLOAT, FLOAT16]\n    default: 1.0e+39\n",
+            "gradOutput",
+            "attrs[0].default: 1e+39 is beyond FLOAT's range",
+        ),
     ],
 )
 def test_string_and_scalar_attr_misuse_is_a_spec_error(
