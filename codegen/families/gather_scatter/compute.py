@@ -71,6 +71,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from codegen.families.gather_scatter import call_rules
 from codegen.spec.errors import SourceLoc
 from codegen.spec.expr import to_source
 from codegen.spec.model import DeviceAttr, DeviceInterface, DeviceTensor, DType, TensorSpec
@@ -81,7 +82,7 @@ if TYPE_CHECKING:
     from codegen.spec.scopes import ComputeContext
     from codegen.spec.yaml_reader import Reader, YNode
 
-__all__ = ["parse_compute"]
+__all__ = ["call_problem", "parse_compute"]
 
 #: The directions the family generates.
 DIRECTIONS: tuple[str, ...] = ("gather", "gather_elements", "fill", "scatter_add")
@@ -542,8 +543,20 @@ def _same_dtypes(source: TensorSpec, dest: TensorSpec) -> bool:
 #: The family's compute parser (see :mod:`codegen.registry`).
 parse_compute = parse_gather_scatter_compute
 
+
+def call_problem(
+    compute: object, shapes: Mapping[str, tuple[int, ...]], attrs: Mapping[str, object]
+) -> tuple[str, str] | None:
+    """The first of the family's own phase-1 shape rules the call breaks, ``(input or attr, why)``, or None
+    (:func:`codegen.families.gather_scatter.call_rules.call_problem`; any other compute object: None)."""
+    if not isinstance(compute, GatherScatterCompute):
+        return None
+    return call_rules.call_problem(compute, shapes, attrs)
+
+
 if TYPE_CHECKING:  # mypy checks this module against the contract's protocols (codegen.registry.contract)
     from codegen.families.gather_scatter import compute as _self
     from codegen.registry import contract
 
     _contract: contract.Compute = _self
+    _call_problem: contract.ComputeCallProblem = _self

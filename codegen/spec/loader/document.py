@@ -13,7 +13,11 @@ from codegen.registry import FamilyName, family_names
 from codegen.spec.errors import SpecError
 from codegen.spec.expr import ExprType
 from codegen.spec.generated_names import generated_name_problems
-from codegen.spec.loader.admitted_calls import defaults_within_constraints, example_within_constraints
+from codegen.spec.loader.admitted_calls import (
+    defaults_within_constraints,
+    example_within_constraints,
+    example_within_family_rules,
+)
 from codegen.spec.loader.attrs import read_attr
 from codegen.spec.loader.constraints import read_constraint
 from codegen.spec.loader.device import read_device
@@ -236,6 +240,11 @@ def parse_op_spec(st: ParseState) -> OpSpec | None:
     )
     if example is not None:
         example_within_constraints(st, m["example"], example, constraints, attrs, outputs, products)
+        if compute is not None and family:
+            rules = registry.family(family)
+            example_within_family_rules(
+                st, m["example"], example, lambda shapes, values: rules.call_problem(compute, shapes, values)
+            )
     if "attrs" in m:
         defaults_within_constraints(st, m["attrs"], constraints, attrs, products)
 
