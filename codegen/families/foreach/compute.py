@@ -163,7 +163,7 @@ def parse_compute(node: YNode, ctx: ComputeContext) -> ForeachCompute | None:
             r.error(node, f"'{t.name}' must be a tensor list (list: true): a foreach op maps lists to lists")
             ok = False
         ok = ctx.require_dtypes(node, t, FOREACH_DTYPES, "the foreach kernels take") and ok
-        if tuple(t.dtypes) != tuple(src.dtypes):
+        if ctx.dtypes_read(t, src) and tuple(t.dtypes) != tuple(src.dtypes):
             r.error(node, f"'{t.name}' must have the dtypes of '{src.name}' ({', '.join(d.name for d in src.dtypes)})")
             ok = False
     if dst.shape is None or to_source(dst.shape) != src.name:

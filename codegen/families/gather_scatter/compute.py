@@ -338,7 +338,7 @@ def parse_gather_scatter_compute(node: YNode, ctx: ComputeContext) -> GatherScat
     if source is not None and dim_const is not None and not flatten and dim_const >= inputs[source].rank[0]:
         r.error(m["dim"], f"dim {dim_const} is not below the smallest rank of '{source}' ({inputs[source].rank[0]})")
         ok = False
-    if source is not None and dest is not None and not _same_dtypes(inputs[source], outputs[dest]):
+    if source is not None and dest is not None and not _same_dtypes(ctx, inputs[source], outputs[dest]):
         r.error(
             m["dest"],
             f"output '{dest}' must list the dtypes and product_dtypes of '{source}' in the same order (it takes "
@@ -413,7 +413,7 @@ def _parse_fill(node: YNode, m: Mapping[str, YNode], ctx: ComputeContext) -> Gat
             m["index"], f"int_array attr '{names['index']}' must have length: any (CANN takes any number of positions)"
         )
         ok = False
-    if "source" in names and "dest" in names and not _same_dtypes(inputs[names["source"]], outputs[names["dest"]]):
+    if "source" in names and "dest" in names and not _same_dtypes(ctx, inputs[names["source"]], outputs[names["dest"]]):
         r.error(
             m["dest"],
             f"output '{names['dest']}' must list the dtypes and product_dtypes of '{names['source']}' in the same "
@@ -467,7 +467,7 @@ def _parse_scatter(node: YNode, ctx: ComputeContext) -> GatherScatterCompute | N
     for key in ("src", "dest"):
         if "source" in names and key in names:
             t = (inputs if key == "src" else outputs)[names[key]]
-            if not _same_dtypes(inputs[names["source"]], t):
+            if not _same_dtypes(ctx, inputs[names["source"]], t):
                 r.error(
                     m[key],
                     f"'{names[key]}' must list the dtypes and product_dtypes of '{names['source']}' in the same order",
@@ -534,9 +534,12 @@ def _with_output_shape(
     return model
 
 
-def _same_dtypes(source: TensorSpec, dest: TensorSpec) -> bool:
+def _same_dtypes(ctx: ComputeContext, source: TensorSpec, dest: TensorSpec) -> bool:
     """Whether ``dest`` takes ``source``'s dtype list on every product: the same ``dtypes`` and
-    ``product_dtypes`` (product names in any order, each list in the same order)."""
+    ``product_dtypes`` (product names in any order, each list in the same order); True when either list was
+    not read (reported there: :meth:`ComputeContext.dtypes_read`)."""
+    if not ctx.dtypes_read(source, dest):
+        return True
     return source.dtypes == dest.dtypes and dict(source.product_dtypes) == dict(dest.product_dtypes)
 
 

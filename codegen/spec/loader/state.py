@@ -23,8 +23,9 @@ class ParseState:
         taken: names claimed so far (tensors, attrs, the compute's names) -> the field path and place of each
             claim (a constraint's ``let`` names claim in a copy).
         op_products: the op's products, once parsed.
-        unread_dtypes: the tensors whose ``dtypes`` hold an item naming no dtype (reported there): other
-            entries are not checked against their dtypes, as the unknown name may have meant any dtype.
+        unread_dtypes: the tensors whose ``dtypes`` are missing (a misspelt key) or hold an item naming no dtype
+            (reported there): other entries are not checked against their dtypes, as the list may have meant
+            any dtype.
         unread_defaults: the attrs whose ``default`` was given but is invalid (reported there): the example
             does not also report them as missing.
         family: the op's family once read (``""`` before, or when the spec names none or an unknown one).
