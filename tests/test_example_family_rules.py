@@ -75,6 +75,27 @@ TAIL += "Change the example's attrs or tensors"
             "index's extent 4 of dim 0 exceeds self's 3",
         ),
         (
+            "layer_norm_backward",
+            "attrs: {normalizedShape: [3],",
+            "attrs: {normalizedShape: [2],",
+            "example.attrs.normalizedShape",
+            "normalizedShape must equal the last 1 dims of gradOut, but element 0 is 2 (want 3)",
+        ),
+        (
+            "layer_norm_backward",
+            "mean: {shape: [2, 1], dtype: FLOAT, values: [2, 2]}",
+            "mean: {shape: [3, 1], dtype: FLOAT, values: [2, 2, 2]}",
+            "example.inputs.mean",
+            "mean must have one element per row of gradOut (2), but has shape [3, 1]",
+        ),
+        (
+            "rms_norm",
+            "gamma: {shape: [8], dtype: FLOAT, values: [1, 0.5, 2, 1, 1, 1, 0.25, 3]}",
+            "gamma: {shape: [9], dtype: FLOAT, values: [1, 0.5, 2, 1, 1, 1, 0.25, 3, 1]}",
+            "example.inputs.gamma",
+            "gamma must equal the last 1 dims of x, but dim 0 is 9 (want 8)",
+        ),
+        (
             "index_fill_tensor",
             "attrs: {dim: 1, index: [0, 2], value: 0.0}",
             "attrs: {dim: 1, index: [0, 3], value: 0.0}",
@@ -120,13 +141,29 @@ def _calls(op: str) -> Iterator[dict[str, Any]]:
             [(3, 3), (3,), (2, 0)], [(2, 2), (2,), (4, 1), (0, 2), (2, 4)], [-3, -2, -1, 0, 1, 2]
         ):
             yield {"self": np.zeros(s, f32), "index": np.zeros(i, np.int64), "dim": d}
+    elif op == "LayerNormBackward":
+        rows = [(2, 1), (2,), (3, 1), (6, 1), (1, 2)]
+        for x, ns, m, r, w in itertools.product(
+            [(2, 3), (2, 3, 4)], [[3], [4], [3, 4], [2, 3], [0], [2, 3, 4]], rows, [(2, 1), (2,)], [None, (3,), (4,)]
+        ):
+            call = {"gradOut": np.zeros(x, f32), "input": np.zeros(x, f32), "normalizedShape": ns}
+            call |= {"mean": np.zeros(m, f32), "rstd": np.zeros(r, f32)}
+            yield call if w is None else call | {"weightOptional": np.ones(w, f32)}
+    elif op == "RmsNorm":
+        for x, g in itertools.product([(2, 8), (2, 3, 8), (8,)], [(8,), (9,), (3, 8), (2, 3, 8), (1, 8), (0,)]):
+            yield {"x": np.zeros(x, f32), "gamma": np.ones(g, f32)}
+    elif op == "Softmax":
+        for x, d in itertools.product([(2, 3), (4,), ()], [-3, -2, -1, 0, 1, 2]):
+            yield {"self": np.zeros(x, f32), "dim": d}
     else:
         for s, d, p in itertools.product([(3, 3), (0, 3), ()], [-3, -2, -1, 0, 1, 2], [[0, 2], [-3], [3], [-4], []]):
             yield {"self": np.zeros(s, f32), "dim": d, c.index: p, c.value: 0.0}
 
 
 @pytest.mark.parametrize("op", ["ScatterAdd", "IndexSelect", "Gather", "IndexFillTensor"])
-def test_the_family_rules_agree_with_the_generated_l2_api(op: str, built_op: Callable[[str, str], OpCallable]) -> None:
+def test_the_gather_scatter_rules_agree_with_the_generated_l2_api(
+    op: str, built_op: Callable[[str, str], OpCallable]
+) -> None:
     spec = next(s for s in SPECS.values() if s.op == op)
     fn = built_op(op, "Ascend910B")
     family = registry.family(spec.family)
@@ -150,3 +187,25 @@ def test_the_family_rules_agree_with_the_generated_l2_api(op: str, built_op: Cal
             differ.append((shapes, attrs, problem, status))
     assert differ == []
     assert refused > 0
+
+
+@pytest.mark.parametrize("op", ["LayerNormBackward", "RmsNorm", "Softmax"])
+def test_the_row_reduce_rules_agree_with_the_generated_l2_api(
+    op: str, built_op: Callable[[str, str], OpCallable]
+) -> None:
+    """The outputs are the ones the Python API allocates from the spec's shape rules."""
+    spec = next(s for s in SPECS.values() if s.op == op)
+    fn = built_op(op, "Ascend910B")
+    family = registry.family(spec.family)
+    differ, refused, calls = [], 0, 0
+    for params in _calls(op):
+        shapes = {k: v.shape for k, v in params.items() if isinstance(v, np.ndarray)}
+        attrs = {k: v for k, v in params.items() if not isinstance(v, np.ndarray)}
+        problem = family.call_problem(spec.compute, shapes, attrs)
+        status, message = fn.phase1_status(**params)
+        calls += 1
+        refused += status != 0
+        if (problem is None) != (status == 0):
+            differ.append((shapes, attrs, problem, status, message))
+    assert differ == []
+    assert 0 < refused < calls

@@ -117,8 +117,9 @@ class ComputeCallProblem(Protocol):
     def call_problem(
         self, compute: object, shapes: Mapping[str, tuple[int, ...]], attrs: Mapping[str, object]
     ) -> tuple[str, str] | None:
-        """The first rule the call of ``shapes`` (tensor name -> dims) and ``attrs`` (attr name -> value) breaks,
-        as ``(the tensor or attr at fault, why)``, or None (also for a compute object not the family's)."""
+        """The first rule the call of ``shapes`` (the inputs given: name -> dims, in the op's input order) and
+        ``attrs`` (attr name -> value) breaks, as ``(the tensor or attr at fault, why)``, or None (also for a
+        compute object not the family's)."""
         ...
 
 
