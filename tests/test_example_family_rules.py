@@ -96,6 +96,21 @@ TAIL += "Change the example's attrs or tensors"
             "gamma must equal the last 1 dims of x, but dim 0 is 9 (want 8)",
         ),
         (
+            "embedding_dense_backward",
+            "indices: {shape: [2], dtype: INT64, values: [1, 2]}",
+            "indices: {shape: [3], dtype: INT64, values: [1, 2, 3]}",
+            "example.inputs.indices",
+            "grad [2, 3] has 2 rows once its leading axes are flattened, but indices [3] has 3 elements; they must "
+            "be equal",
+        ),
+        (
+            "foreach_add_list_v2",
+            "x2: {shape: [2, 2], dtype: FLOAT, values: [0.5, -2, 3, 0]}",
+            "x2: {shape: [4], dtype: FLOAT, values: [0.5, -2, 3, 0]}",
+            "example.inputs.x2",
+            "x2[0] (shape [4]) must have the shape of x1[0] [2, 2]",
+        ),
+        (
             "index_fill_tensor",
             "attrs: {dim: 1, index: [0, 2], value: 0.0}",
             "attrs: {dim: 1, index: [0, 3], value: 0.0}",
@@ -152,6 +167,18 @@ def _calls(op: str) -> Iterator[dict[str, Any]]:
     elif op == "RmsNorm":
         for x, g in itertools.product([(2, 8), (2, 3, 8), (8,)], [(8,), (9,), (3, 8), (2, 3, 8), (1, 8), (0,)]):
             yield {"x": np.zeros(x, f32), "gamma": np.ones(g, f32)}
+    elif op == "EmbeddingDenseBackward":
+        for g, i in itertools.product([(2, 3), (3, 3), (2, 2, 3), (4, 3)], [(2,), (3,), (2, 2), (4,), (1,)]):
+            yield {
+                "grad": np.zeros(g, f32),
+                "indices": np.zeros(i, np.int64),
+                "numWeights": 4,
+                "paddingIdx": 0,
+                "scaleGradByFreq": False,
+            }
+    elif op == "ForeachAddListV2":
+        for a, b in itertools.product([(2, 2), (4,), (2, 3)], [(2, 2), (4,), (2, 3), (3, 2)]):
+            yield {"x1": np.zeros(a, f32), "x2": np.zeros(b, f32), "alpha": 1.0}
     elif op == "Softmax":
         for x, d in itertools.product([(2, 3), (4,), ()], [-3, -2, -1, 0, 1, 2]):
             yield {"self": np.zeros(x, f32), "dim": d}
@@ -203,6 +230,29 @@ def test_the_row_reduce_rules_agree_with_the_generated_l2_api(
         attrs = {k: v for k, v in params.items() if not isinstance(v, np.ndarray)}
         problem = family.call_problem(spec.compute, shapes, attrs)
         status, message = fn.phase1_status(**params)
+        calls += 1
+        refused += status != 0
+        if (problem is None) != (status == 0):
+            differ.append((shapes, attrs, problem, status, message))
+    assert differ == []
+    assert 0 < refused < calls
+
+
+@pytest.mark.parametrize("op", ["EmbeddingDenseBackward", "ForeachAddListV2"])
+def test_the_index_and_list_rules_agree_with_the_generated_l2_api(
+    op: str, built_op: Callable[[str, str], OpCallable]
+) -> None:
+    """A foreach op's lists hold the one tensor of the example's inputs."""
+    spec = next(s for s in SPECS.values() if s.op == op)
+    fn = built_op(op, "Ascend910B")
+    family = registry.family(spec.family)
+    lists = {t.name for t in spec.inputs if t.is_list}
+    differ, refused, calls = [], 0, 0
+    for params in _calls(op):
+        shapes = {k: v.shape for k, v in params.items() if isinstance(v, np.ndarray)}
+        attrs = {k: v for k, v in params.items() if not isinstance(v, np.ndarray)}
+        problem = family.call_problem(spec.compute, shapes, attrs)
+        status, message = fn.phase1_status(**{k: [v] if k in lists else v for k, v in params.items()})
         calls += 1
         refused += status != 0
         if (problem is None) != (status == 0):

@@ -18,6 +18,7 @@ The family registry (:mod:`codegen.registry`) finds the parser as ``parse_comput
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -30,7 +31,7 @@ if TYPE_CHECKING:
     from codegen.spec.scopes import ComputeContext
     from codegen.spec.yaml_reader import YNode
 
-__all__ = ["parse_compute"]
+__all__ = ["call_problem", "parse_compute"]
 
 #: Index dtypes the family's kernels decode (floating ones toward zero, BOOL as 0/1), in key order.
 INDEX_DTYPES: tuple[DType, ...] = (
@@ -198,8 +199,30 @@ def parse_index_accumulate_compute(node: YNode, ctx: ComputeContext) -> IndexAcc
 #: The family's compute parser (see :mod:`codegen.registry`).
 parse_compute = parse_index_accumulate_compute
 
+
+def call_problem(
+    compute: object, shapes: Mapping[str, tuple[int, ...]], attrs: Mapping[str, object]
+) -> tuple[str, str] | None:
+    """The first of the family's own phase-1 rules the call breaks, ``(input, why)``, or None: the rows input
+    ``[..., D]`` holds one row per element of the index (the generated L2 API's ``RowCount`` check; the output's
+    ``[num_rows, D]`` is its shape rule). Any other compute object: None."""
+    if not isinstance(compute, IndexAccumulateCompute):
+        return None
+    rows, index = shapes.get(compute.rows), shapes.get(compute.index)
+    if rows is None or index is None or not rows:
+        return None
+    count = math.prod(rows[:-1])
+    if count != math.prod(index):
+        return compute.index, (
+            f"{compute.rows} {list(rows)} has {count} rows once its leading axes are flattened, but "
+            f"{compute.index} {list(index)} has {math.prod(index)} elements; they must be equal"
+        )
+    return None
+
+
 if TYPE_CHECKING:  # mypy checks this module against the contract's protocols (codegen.registry.contract)
     from codegen.families.index_accumulate import compute as _self
     from codegen.registry import contract
 
     _contract: contract.Compute = _self
+    _call_problem: contract.ComputeCallProblem = _self
