@@ -178,20 +178,24 @@ def test_unknown_key(tmp_path: Path, catalogue: Catalogue) -> None:
 @pytest.mark.parametrize(
     "op", ["layer_norm_backward", "scatter_add", "foreach_add_list_v2", "softmax", "take", "embedding_dense_backward"]
 )
-def test_a_misspelt_dtypes_key_is_one_error_whichever_tensor_it_is(tmp_path: Path, op: str) -> None:
-    """``dtpyes:`` for ``dtypes:`` on any tensor: one error, at the misspelt key, naming the key it misspells;
-    no "missing required key", and no follow-on error of a rule comparing that tensor's dtypes (the family's
-    compute, a device dtype_map, the one-dtype columns, the graph section, the example)."""
+@pytest.mark.parametrize(("key", "typo"), [("dtypes", "dtpyes"), ("rank", "rnak"), ("shape", "shpae")])
+def test_a_misspelt_tensor_key_is_one_error_whichever_tensor_it_is(
+    tmp_path: Path, op: str, key: str, typo: str
+) -> None:
+    """A misspelt ``dtypes``, ``rank`` or ``shape`` key on any tensor: one error, at the misspelt key, naming the
+    key it misspells; no "missing required key", and no follow-on error of a rule reading what was not read
+    (the family's compute on dtypes, ranks and shape rules; a device dtype_map; the one-dtype columns; the graph
+    section; the example)."""
     text = (project_paths().specs / f"{op}.yaml").read_text()
-    sites = [m.start() + 1 for m in re.finditer(r"\n    dtypes:", text)]
-    assert len(sites) >= 2
+    sites = [m.start() + 1 for m in re.finditer(rf"\n    {key}:", text)]
+    assert sites
     for at in sites:
         line = text[:at].count("\n") + 1
         path = tmp_path / f"{op}.yaml"
-        errs = errors_of(path, text[:at] + "    dtpyes:" + text[at + len("    dtypes:") :], load_project()[0])
+        errs = errors_of(path, text[:at] + f"    {typo}:" + text[at + len(f"    {key}:") :], load_project()[0])
         assert len(errs) == 1, errs
         assert errs[0].startswith(f"{path}:{line}: "), errs
-        assert ".dtpyes: unknown key 'dtpyes' (did you mean 'dtypes'?); allowed: " in errs[0]
+        assert f".{typo}: unknown key '{typo}' (did you mean '{key}'?); allowed: " in errs[0]
 
 
 def test_unknown_output_key(tmp_path: Path, catalogue: Catalogue) -> None:

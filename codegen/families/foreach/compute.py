@@ -166,7 +166,7 @@ def parse_compute(node: YNode, ctx: ComputeContext) -> ForeachCompute | None:
         if ctx.dtypes_read(t, src) and tuple(t.dtypes) != tuple(src.dtypes):
             r.error(node, f"'{t.name}' must have the dtypes of '{src.name}' ({', '.join(d.name for d in src.dtypes)})")
             ok = False
-    if dst.shape is None or to_source(dst.shape) != src.name:
+    if dst.shape is not None and to_source(dst.shape) != src.name:  # a missing rule was reported
         r.error(node, f"'{dst.name}' must have the shape rule '{src.name}' (out[i] has {src.name}[i]'s shape)")
         ok = False
     formula_node = m[dst.name]

@@ -332,10 +332,16 @@ def parse_gather_scatter_compute(node: YNode, ctx: ComputeContext) -> GatherScat
         t = inputs[index]
         if not ctx.require_dtypes(m["index"], t, INDEX_DTYPES, "an index input takes"):
             ok = False
-        if dim is not None and t.rank[1] > 1 and direction != ELEMENTS:
+        if dim is not None and t.rank[1] > 1 and direction != ELEMENTS and ctx.ranks_read(t):
             r.error(m["index"], f"index input '{index}' must have rank 0 or 1 with an attr dim, got up to {t.rank[1]}")
             ok = False
-    if source is not None and dim_const is not None and not flatten and dim_const >= inputs[source].rank[0]:
+    if (
+        source is not None
+        and dim_const is not None
+        and not flatten
+        and ctx.ranks_read(inputs[source])
+        and dim_const >= inputs[source].rank[0]
+    ):
         r.error(m["dim"], f"dim {dim_const} is not below the smallest rank of '{source}' ({inputs[source].rank[0]})")
         ok = False
     if source is not None and dest is not None and not _same_dtypes(ctx, inputs[source], outputs[dest]):
@@ -351,7 +357,13 @@ def parse_gather_scatter_compute(node: YNode, ctx: ComputeContext) -> GatherScat
     if direction == ELEMENTS and dim_node is not None and dim is None:
         r.error(m["dim"], "direction gather_elements needs an int64 attr as dim")
         ok = False
-    if direction == ELEMENTS and source is not None and index is not None and inputs[source].rank != inputs[index].rank:
+    if (
+        direction == ELEMENTS
+        and source is not None
+        and index is not None
+        and ctx.ranks_read(inputs[source], inputs[index])
+        and inputs[source].rank != inputs[index].rank
+    ):
         r.error(
             m["index"],
             f"index input '{index}' must have the rank range of '{source}' for gather_elements "
@@ -474,7 +486,12 @@ def _parse_scatter(node: YNode, ctx: ComputeContext) -> GatherScatterCompute | N
                 )
                 ok = False
     for key in ("index", "src"):
-        if "source" in names and key in names and inputs[names[key]].rank != inputs[names["source"]].rank:
+        if (
+            "source" in names
+            and key in names
+            and ctx.ranks_read(inputs[names[key]], inputs[names["source"]])
+            and inputs[names[key]].rank != inputs[names["source"]].rank
+        ):
             r.error(m[key], f"input '{names[key]}' must have the rank range of '{names['source']}'")
             ok = False
     if len(ctx.inputs) != 3 or len(ctx.outputs) != 1 or len(ctx.attrs) != 1:

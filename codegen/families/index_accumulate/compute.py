@@ -159,13 +159,13 @@ def parse_index_accumulate_compute(node: YNode, ctx: ComputeContext) -> IndexAcc
             continue
         if not ctx.require_dtypes(m[key], t, ROW_DTYPES, "the family accumulates in fp32 and supports"):
             ok = False
-    if rows is not None and rows.rank[0] < 2:
+    if rows is not None and ctx.ranks_read(rows) and rows.rank[0] < 2:
         r.error(
             m["rows"],
             f"rows input '{rows.name}' needs rank at least 2 ([..., D]), but its rank starts at {rows.rank[0]}",
         )
         ok = False
-    if out is not None and out.rank != (2, 2):
+    if out is not None and ctx.ranks_read(out) and out.rank != (2, 2):
         r.error(
             m["accumulate"],
             f"output '{out.name}' must have rank exactly 2 ([num_rows, D]), got {out.rank[0]}-{out.rank[1]}",

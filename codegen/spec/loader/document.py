@@ -217,7 +217,9 @@ def parse_op_spec(st: ParseState) -> OpSpec | None:
     if "compute" in m and family:
         # the compute reads what the device op takes: a host input (device.host_inputs) is no name of it
         launched = tuple(t for t in inputs if device is None or t.name not in device.host_inputs)
-        ctx = ComputeContext(r, launched, outputs, attrs, st.taken, frozenset(st.unread_dtypes))
+        ctx = ComputeContext(
+            r, launched, outputs, attrs, st.taken, frozenset(st.unread_dtypes), frozenset(st.unread_ranks)
+        )
         compute = registry.family(family).parse_compute(m["compute"], ctx)
     # a compute model that implies the device interface (an index fill's) carries its arrays itself; a
     # compute that failed was reported (its arrays are judged once it loads)
