@@ -71,6 +71,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from codegen.families.gather_scatter import call_rules
 from codegen.spec.errors import SourceLoc
 from codegen.spec.expr import to_source
 from codegen.spec.model import DeviceAttr, DeviceInterface, DeviceTensor, DType, TensorSpec
@@ -81,7 +82,7 @@ if TYPE_CHECKING:
     from codegen.spec.scopes import ComputeContext
     from codegen.spec.yaml_reader import Reader, YNode
 
-__all__ = ["parse_compute"]
+__all__ = ["call_problem", "parse_compute"]
 
 #: The directions the family generates.
 DIRECTIONS: tuple[str, ...] = ("gather", "gather_elements", "fill", "scatter_add")
@@ -331,13 +332,19 @@ def parse_gather_scatter_compute(node: YNode, ctx: ComputeContext) -> GatherScat
         t = inputs[index]
         if not ctx.require_dtypes(m["index"], t, INDEX_DTYPES, "an index input takes"):
             ok = False
-        if dim is not None and t.rank[1] > 1 and direction != ELEMENTS:
+        if dim is not None and t.rank[1] > 1 and direction != ELEMENTS and ctx.ranks_read(t):
             r.error(m["index"], f"index input '{index}' must have rank 0 or 1 with an attr dim, got up to {t.rank[1]}")
             ok = False
-    if source is not None and dim_const is not None and not flatten and dim_const >= inputs[source].rank[0]:
+    if (
+        source is not None
+        and dim_const is not None
+        and not flatten
+        and ctx.ranks_read(inputs[source])
+        and dim_const >= inputs[source].rank[0]
+    ):
         r.error(m["dim"], f"dim {dim_const} is not below the smallest rank of '{source}' ({inputs[source].rank[0]})")
         ok = False
-    if source is not None and dest is not None and not _same_dtypes(inputs[source], outputs[dest]):
+    if source is not None and dest is not None and not _same_dtypes(ctx, inputs[source], outputs[dest]):
         r.error(
             m["dest"],
             f"output '{dest}' must list the dtypes and product_dtypes of '{source}' in the same order (it takes "
@@ -350,7 +357,13 @@ def parse_gather_scatter_compute(node: YNode, ctx: ComputeContext) -> GatherScat
     if direction == ELEMENTS and dim_node is not None and dim is None:
         r.error(m["dim"], "direction gather_elements needs an int64 attr as dim")
         ok = False
-    if direction == ELEMENTS and source is not None and index is not None and inputs[source].rank != inputs[index].rank:
+    if (
+        direction == ELEMENTS
+        and source is not None
+        and index is not None
+        and ctx.ranks_read(inputs[source], inputs[index])
+        and inputs[source].rank != inputs[index].rank
+    ):
         r.error(
             m["index"],
             f"index input '{index}' must have the rank range of '{source}' for gather_elements "
@@ -412,7 +425,7 @@ def _parse_fill(node: YNode, m: Mapping[str, YNode], ctx: ComputeContext) -> Gat
             m["index"], f"int_array attr '{names['index']}' must have length: any (CANN takes any number of positions)"
         )
         ok = False
-    if "source" in names and "dest" in names and not _same_dtypes(inputs[names["source"]], outputs[names["dest"]]):
+    if "source" in names and "dest" in names and not _same_dtypes(ctx, inputs[names["source"]], outputs[names["dest"]]):
         r.error(
             m["dest"],
             f"output '{names['dest']}' must list the dtypes and product_dtypes of '{names['source']}' in the same "
@@ -466,14 +479,19 @@ def _parse_scatter(node: YNode, ctx: ComputeContext) -> GatherScatterCompute | N
     for key in ("src", "dest"):
         if "source" in names and key in names:
             t = (inputs if key == "src" else outputs)[names[key]]
-            if not _same_dtypes(inputs[names["source"]], t):
+            if not _same_dtypes(ctx, inputs[names["source"]], t):
                 r.error(
                     m[key],
                     f"'{names[key]}' must list the dtypes and product_dtypes of '{names['source']}' in the same order",
                 )
                 ok = False
     for key in ("index", "src"):
-        if "source" in names and key in names and inputs[names[key]].rank != inputs[names["source"]].rank:
+        if (
+            "source" in names
+            and key in names
+            and ctx.ranks_read(inputs[names[key]], inputs[names["source"]])
+            and inputs[names[key]].rank != inputs[names["source"]].rank
+        ):
             r.error(m[key], f"input '{names[key]}' must have the rank range of '{names['source']}'")
             ok = False
     if len(ctx.inputs) != 3 or len(ctx.outputs) != 1 or len(ctx.attrs) != 1:
@@ -533,17 +551,32 @@ def _with_output_shape(
     return model
 
 
-def _same_dtypes(source: TensorSpec, dest: TensorSpec) -> bool:
+def _same_dtypes(ctx: ComputeContext, source: TensorSpec, dest: TensorSpec) -> bool:
     """Whether ``dest`` takes ``source``'s dtype list on every product: the same ``dtypes`` and
-    ``product_dtypes`` (product names in any order, each list in the same order)."""
+    ``product_dtypes`` (product names in any order, each list in the same order); True when either list was
+    not read (reported there: :meth:`ComputeContext.dtypes_read`)."""
+    if not ctx.dtypes_read(source, dest):
+        return True
     return source.dtypes == dest.dtypes and dict(source.product_dtypes) == dict(dest.product_dtypes)
 
 
 #: The family's compute parser (see :mod:`codegen.registry`).
 parse_compute = parse_gather_scatter_compute
 
+
+def call_problem(
+    compute: object, shapes: Mapping[str, tuple[int, ...]], attrs: Mapping[str, object]
+) -> tuple[str, str] | None:
+    """The first of the family's own phase-1 shape rules the call breaks, ``(input or attr, why)``, or None
+    (:func:`codegen.families.gather_scatter.call_rules.call_problem`; any other compute object: None)."""
+    if not isinstance(compute, GatherScatterCompute):
+        return None
+    return call_rules.call_problem(compute, shapes, attrs)
+
+
 if TYPE_CHECKING:  # mypy checks this module against the contract's protocols (codegen.registry.contract)
     from codegen.families.gather_scatter import compute as _self
     from codegen.registry import contract
 
     _contract: contract.Compute = _self
+    _call_problem: contract.ComputeCallProblem = _self

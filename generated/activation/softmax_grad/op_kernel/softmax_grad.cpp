@@ -256,13 +256,6 @@ __aicore__ inline void CopyUbToGm(GlobalTensor<T> dst, const LocalTensor<T> &src
 template <typename U>
 __aicore__ inline void StoreToGm(const GlobalTensor<U> &dst, const LocalTensor<U> &src, int64_t n) {
   CopyUbToGm(dst, src, n);
-#if 0
-  constexpr int64_t blockElems = BLOCK_BYTES / static_cast<int64_t>(sizeof(U));
-  if (n % blockElems != 0) {
-    DataCacheCleanAndInvalid<U, CacheLine::SINGLE_CACHE_LINE>(dst[static_cast<uint64_t>(n / blockElems * blockElems)]);
-    DataCacheCleanAndInvalid<U, CacheLine::SINGLE_CACHE_LINE>(dst[static_cast<uint64_t>(n - 1)]);
-  }
-#endif
 }
 
 template <typename T, uint32_t F32_MASK>

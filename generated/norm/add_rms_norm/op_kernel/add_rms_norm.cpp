@@ -623,35 +623,8 @@ class KernelAddRmsNorm {
                                     int32_t n, bool keep) {
     LocalTensor<float> work = workBuf_.Get<float>();
     (void)kind;  // every reduction is a sum
-#if 0
-    LocalTensor<float> src = in;
-    if (keep) {
-      src = argBuf_.Get<float>();
-      Adds(src, in, 0.0f, n);
-    }
-    int32_t len = n;
-    while (len > FOLD_ELEMS) {
-      const int32_t half = static_cast<int32_t>(((len + 1) / 2 + 7) / 8 * 8);
-      Add(src, src, src[static_cast<uint32_t>(half)], len - half);
-      len = half;
-    }
-    TEventID ev = pipe_.FetchEventID(HardEvent::V_S);
-    SetFlag<HardEvent::V_S>(ev);
-    WaitFlag<HardEvent::V_S>(ev);
-    float v = src.GetValue(0);
-    for (int32_t i = 1; i < len; ++i) {
-      const float x = src.GetValue(static_cast<uint32_t>(i));
-      v = v + x;
-    }
-    TEventID ev2 = pipe_.FetchEventID(HardEvent::S_V);
-    SetFlag<HardEvent::S_V>(ev2);
-    WaitFlag<HardEvent::S_V>(ev2);
-    Duplicate(part, v, 1);
-    (void)work;
-#else
     (void)keep;
     ReduceSum(part, in, work, n);
-#endif
   }
 
   // Whether the reductions of a tile of `rows` whole rows of n elements finish in UB on the vector pipe
@@ -677,12 +650,6 @@ class KernelAddRmsNorm {
   // Row l's reduction k over the n elements of src: one WholeReduce result per 64-element repeat, into row l's
   // partials in part_k (a row of one repeat: straight into its scalar, element l of acc_k).
   __aicore__ inline void PartReduce(int32_t k, int64_t l, const LocalTensor<float> &src, int32_t n) {
-#if 0
-    (void)k;
-    (void)l;
-    (void)src;
-    (void)n;
-#else
     constexpr int32_t rep = static_cast<int32_t>(REP_ELEMS);
     const int32_t full = n / rep;
     const int32_t tail = n - full * rep;
@@ -697,18 +664,12 @@ class KernelAddRmsNorm {
     if (tail > 0) {
       WholeReduceSum(last, rest, tail, 1, 1, 1, 8);
     }
-#endif
   }
 
   // Reduction k of the tile's `rows` rows from their partials (PartReduce) into elements 0 .. rows - 1 of acc_k
   // (side by side: the per-row values are then computed once per tile): one WholeReduce repeat per row
   // (nothing when a row is one repeat: PartReduce wrote them).
   __aicore__ inline void TileReduce(int32_t k, int64_t rows, int32_t n) {
-#if 0
-    (void)k;
-    (void)rows;
-    (void)n;
-#else
     const int32_t parts = static_cast<int32_t>((n + REP_ELEMS - 1) / REP_ELEMS);
     if (parts == 1) {
       return;
@@ -717,7 +678,6 @@ class KernelAddRmsNorm {
     const int32_t blocks = static_cast<int32_t>(PartStride(n) / SLOT_ELEMS);  // 32-byte blocks between rows
     (void)k;
     WholeReduceSum(acc_[k], part_[k], parts, times, 1, 1, blocks);
-#endif
   }
 
   // acc_k combined with part_k over n elements (first: acc = part); `seen` elements of the row came before

@@ -277,46 +277,16 @@ __aicore__ inline bool MaskBit(int32_t i) {
 }
 template <typename T>
 __aicore__ inline void CopyGmToUb(const LocalTensor<T> &dst, const GlobalTensor<T> &src, int64_t count) {
-#if 0
-  constexpr int64_t blockElems = BLOCK_BYTES / static_cast<int64_t>(sizeof(T));
-  const int64_t aligned = count / blockElems * blockElems;
-  if (aligned > 0) {
-    DataCopy(dst, src, static_cast<uint32_t>(aligned));
-  }
-  if (aligned < count) {
-    PipeBarrier<PIPE_ALL>();
-    for (int64_t i = aligned; i < count; ++i) {
-      dst.SetValue(static_cast<uint32_t>(i), src.GetValue(static_cast<uint64_t>(i)));
-    }
-    PipeBarrier<PIPE_ALL>();
-  }
-#else
   DataCopyExtParams copyParams{1, static_cast<uint32_t>(count * static_cast<int64_t>(sizeof(T))), 0, 0, 0};
   DataCopyPadExtParams<T> padParams{false, 0, 0, static_cast<T>(0)};
   DataCopyPad(dst, src, copyParams, padParams);
-#endif
 }
 
 template <typename T>
 // `dst` is taken by value: GlobalTensor::SetValue is not const (asc-devkit include/basic_api/kernel_tensor.h).
 __aicore__ inline void CopyUbToGm(GlobalTensor<T> dst, const LocalTensor<T> &src, int64_t count) {
-#if 0
-  constexpr int64_t blockElems = BLOCK_BYTES / static_cast<int64_t>(sizeof(T));
-  const int64_t aligned = count / blockElems * blockElems;
-  if (aligned > 0) {
-    DataCopy(dst, src, static_cast<uint32_t>(aligned));
-  }
-  if (aligned < count) {
-    PipeBarrier<PIPE_ALL>();
-    for (int64_t i = aligned; i < count; ++i) {
-      dst.SetValue(static_cast<uint64_t>(i), src.GetValue(static_cast<uint32_t>(i)));
-    }
-    PipeBarrier<PIPE_ALL>();
-  }
-#else
   DataCopyExtParams copyParams{1, static_cast<uint32_t>(count * static_cast<int64_t>(sizeof(T))), 0, 0, 0};
   DataCopyPad(dst, src, copyParams);
-#endif
 }
 
 // n elements of `src` to GM `dst` (CopyUbToGm). Without DataCopyPad the last partial 32-byte block is written
@@ -326,13 +296,6 @@ __aicore__ inline void CopyUbToGm(GlobalTensor<T> dst, const LocalTensor<T> &src
 template <typename U>
 __aicore__ inline void StoreToGm(const GlobalTensor<U> &dst, const LocalTensor<U> &src, int64_t n) {
   CopyUbToGm(dst, src, n);
-#if 0
-  constexpr int64_t blockElems = BLOCK_BYTES / static_cast<int64_t>(sizeof(U));
-  if (n % blockElems != 0) {
-    DataCacheCleanAndInvalid<U, CacheLine::SINGLE_CACHE_LINE>(dst[static_cast<uint64_t>(n / blockElems * blockElems)]);
-    DataCacheCleanAndInvalid<U, CacheLine::SINGLE_CACHE_LINE>(dst[static_cast<uint64_t>(n - 1)]);
-  }
-#endif
 }
 
 template <typename T, uint32_t F32_MASK>
@@ -757,35 +720,8 @@ class KernelLayerNormGradV3 {
                                     int32_t n, bool keep) {
     LocalTensor<float> work = workBuf_.Get<float>();
     (void)kind;  // every reduction is a sum
-#if 0
-    LocalTensor<float> src = in;
-    if (keep) {
-      src = argBuf_.Get<float>();
-      Adds(src, in, 0.0f, n);
-    }
-    int32_t len = n;
-    while (len > FOLD_ELEMS) {
-      const int32_t half = static_cast<int32_t>(((len + 1) / 2 + 7) / 8 * 8);
-      Add(src, src, src[static_cast<uint32_t>(half)], len - half);
-      len = half;
-    }
-    TEventID ev = pipe_.FetchEventID(HardEvent::V_S);
-    SetFlag<HardEvent::V_S>(ev);
-    WaitFlag<HardEvent::V_S>(ev);
-    float v = src.GetValue(0);
-    for (int32_t i = 1; i < len; ++i) {
-      const float x = src.GetValue(static_cast<uint32_t>(i));
-      v = v + x;
-    }
-    TEventID ev2 = pipe_.FetchEventID(HardEvent::S_V);
-    SetFlag<HardEvent::S_V>(ev2);
-    WaitFlag<HardEvent::S_V>(ev2);
-    Duplicate(part, v, 1);
-    (void)work;
-#else
     (void)keep;
     ReduceSum(part, in, work, n);
-#endif
   }
 
   // Whether the reductions of a tile of `rows` whole rows of n elements finish in UB on the vector pipe
@@ -793,14 +729,8 @@ class KernelLayerNormGradV3 {
   // most 255 rows and its partial results fit a line. Else each row goes through LineReduce, whose count-form
   // ReduceMax / ReduceSum hand the row's result over through the scalar unit (a vector-to-scalar wait per row).
   __aicore__ inline bool InUb(int64_t rows, int32_t n) const {
-#if 0
-    (void)rows;
-    (void)n;
-    return false;
-#else
     const int64_t parts = (n + REP_ELEMS - 1) / REP_ELEMS;
     return n > 0 && parts <= REP_ELEMS && rows <= 255 && rows * PartStride(n) <= lineElems_;
-#endif
   }
 
   // fp32 elements between two rows' partial results in part_k: one per repeat, in whole 32-byte blocks.
@@ -811,12 +741,6 @@ class KernelLayerNormGradV3 {
   // Row l's reduction k over the n elements of src: one WholeReduce result per 64-element repeat, into row l's
   // partials in part_k (a row of one repeat: straight into its scalar, element l of acc_k).
   __aicore__ inline void PartReduce(int32_t k, int64_t l, const LocalTensor<float> &src, int32_t n) {
-#if 0
-    (void)k;
-    (void)l;
-    (void)src;
-    (void)n;
-#else
     constexpr int32_t rep = static_cast<int32_t>(REP_ELEMS);
     const int32_t full = n / rep;
     const int32_t tail = n - full * rep;
@@ -831,18 +755,12 @@ class KernelLayerNormGradV3 {
     if (tail > 0) {
       WholeReduceSum(last, rest, tail, 1, 1, 1, 8);
     }
-#endif
   }
 
   // Reduction k of the tile's `rows` rows from their partials (PartReduce) into elements 0 .. rows - 1 of acc_k
   // (side by side: the per-row values are then computed once per tile): one WholeReduce repeat per row
   // (nothing when a row is one repeat: PartReduce wrote them).
   __aicore__ inline void TileReduce(int32_t k, int64_t rows, int32_t n) {
-#if 0
-    (void)k;
-    (void)rows;
-    (void)n;
-#else
     const int32_t parts = static_cast<int32_t>((n + REP_ELEMS - 1) / REP_ELEMS);
     if (parts == 1) {
       return;
@@ -851,7 +769,6 @@ class KernelLayerNormGradV3 {
     const int32_t blocks = static_cast<int32_t>(PartStride(n) / SLOT_ELEMS);  // 32-byte blocks between rows
     (void)k;
     WholeReduceSum(acc_[k], part_[k], parts, times, 1, 1, blocks);
-#endif
   }
 
   // acc_k combined with part_k over n elements (first: acc = part); `seen` elements of the row came before
