@@ -88,3 +88,16 @@ def test_section_reports_both_ratios_against_their_targets() -> None:
     assert (fit.value, fit.met, fit.target.threshold if fit.target else None) == (1.0, True, 1.0)
     assert (chunked.value, chunked.met, chunked.target.threshold if chunked.target else None) == (2.0, True, 2.0)
     assert any("| Softmax | Ascend910B |" in line for line in sec.markdown)
+
+
+@pytest.mark.parametrize("op", sorted(set(row_traffic.row_ops()) - set(ROW_OPS)))
+def test_every_other_row_op_reads_no_more_than_one_reduction_pass_and_the_output_pass(op: str) -> None:
+    """The ops with inputs broadcast over the rows, per-row inputs or column sums: rows that fit UB read
+    exactly the least the call must read; chunked rows at most twice it (one reduction pass, shared by a
+    mean and the variance about it, and the output pass)."""
+    fit = row_traffic.measure(op, "Ascend910B", (96, 1000))
+    assert fit["chunk_num"] == [1]
+    assert fit["kernel_read"] == fit["least_bytes"]
+    chunked = row_traffic.measure(op, "Ascend910B", (2, 200000))
+    assert chunked["chunk_num"][0] > 2
+    assert chunked["least_bytes"] < chunked["kernel_read"] <= 2 * chunked["least_bytes"]
