@@ -1,5 +1,8 @@
 """The row_reduce family's centred variance: a ``sum``/``mean`` of ``(a - m) * (a - m)`` with ``m = mean(a)`` shares
 ``m``'s pass, so a row cut into chunks is read once for both and once more for the output (two reads in all).
+The test ops of ``tests/data/row_standardize_op`` also pass ``opgen check --quick``: RowStandardize (the ``dim``
+form with a float attr, of rank 1 to 8: the parameter checks take an attr they do not read, and the check plans
+no 0-d case) and RowVariance (the ``rows`` form whose only output has one value per row: no tile output queue).
 
 The op is the test op of ``tests/data/row_standardize_op`` (``RowStandardize``, not a CANN API: ``(x - m) /
 sqrt(v + 1e-5)`` along ``dim``), reduced along the last dim (mode 0) and along a leading dim with inner
@@ -20,6 +23,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from codegen.check.driver import cases_for
 from codegen.families.row_reduce.plan.program import program
 from codegen.families.row_reduce.plan.tiling import tiling_decision
 from codegen.paths import project_paths
@@ -41,7 +45,8 @@ def _spec():  # type: ignore[no-untyped-def]
 
 
 @pytest.fixture(scope="module")
-def built(tmp_path_factory: pytest.TempPathFactory) -> OpCallable:
+def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The test ops' project folder: specs, reference, generated."""
     root = tmp_path_factory.mktemp("row_standardize_op")
     shutil.copytree(DATA / "specs", root / "specs")
     shutil.copytree(DATA / "reference", root / "reference")
@@ -54,7 +59,34 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> OpCallable:
         timeout=600,
     )
     assert gen.returncode == 0, gen.stderr
-    return compile_op(OP, "Ascend910B", generated=root / "generated", specs_dir=root / "specs")
+    return root
+
+
+@pytest.fixture(scope="module")
+def built(project: Path) -> OpCallable:
+    return compile_op(OP, "Ascend910B", generated=project / "generated", specs_dir=project / "specs")
+
+
+def test_the_test_ops_pass_the_quick_check(project: Path) -> None:
+    where = ("--specs", str(project / "specs"), "check", "RowStandardize", "RowVariance", "--quick")
+    proc = subprocess.run(
+        [sys.executable, "-m", "codegen", *where, "--generated", str(project / "generated"), "-j", "2"],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=900,
+    )
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-2000:]
+    assert ", 0 failed" in proc.stdout
+
+
+def test_no_value_case_has_a_rank_the_spec_refuses() -> None:
+    """RowStandardize's self has rank 1 to 8: its value cases hold no 0-d tensor (the family plans one for a
+    spec of rank 0 to 8), while the status cases still send a tensor of a refused rank (161002)."""
+    cases = cases_for(_spec(), PRODUCT, None, quick=False)
+    values = [c for c in cases if c.expect_status is None]
+    assert values and all(c.params["self"].ndim >= 1 for c in values if isinstance(c.params.get("self"), np.ndarray))
+    assert any("0-d" in c.name for c in cases_for(SPECS["softmax"], PRODUCT, None, quick=False))
 
 
 def _standardize64(x: np.ndarray, dim: int) -> np.ndarray:

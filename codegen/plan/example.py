@@ -112,6 +112,8 @@ def example_view(spec: OpSpec) -> ExampleData | None:
                 # a float literal: 0.01 would warn (-Wfloat-conversion) as a double
                 text = f"{float(cast(float, value))!r}f"
             attrs.append(ExampleAttr(name, c_type, text, scalar_acl=acl))
+        elif a.type == "float":  # a float literal: 1e-05 as a double would warn (-Wfloat-conversion)
+            attrs.append(ExampleAttr(name, "float", f"{float(cast(float, value))!r}f"))
         else:
             attrs.append(ExampleAttr(name, ATTR_TYPE_INFO[a.type].c_type, text))
     given = {name for name, _ in ex.inputs}

@@ -47,6 +47,8 @@ def dim_value_cases(
         edge[name][:, min(tiling_decision(spec, product, (2, fit + 1), -1, dt).chunk_len, fit + 1) - 1] = 8.0
     yield case(dt, (2, fit + 1), -1, "a dominant value at a chunk's last element (chunked)", edge)
     yield case(dt, (1, 3 * fit + 77), -1, "R far above UB (multi-chunk)")
+    if not quick:  # many chunks: a combine or loop bound that goes wrong past a few chunks
+        yield case(dt, (1, 12 * fit + 77), -1, "R of 13 chunks")
     # one more chunked row than cores: the first core takes two (the per-row state carried from row to row)
     yield case(dt, (product.vector_core_num + 1, fit + 1), -1, "chunked rows, two on the first core")
     yield case(dt, (3, 33, 5), 1, "inner 5 (non-last dim)")

@@ -68,6 +68,8 @@ def rows_value_cases(
     yield one((1, 3 * fit + 77), "R far above UB (multi-chunk)")
     yield one((3, 200), "fewer rows than cores")
     yield one(several_chunked, "chunked rows, two on the first core")
+    if not quick:  # many chunks: a combine or loop bound that goes wrong past a few chunks
+        yield one((1, 12 * fit + 77), "R of 13 chunks")
     yield one((0, 16), "empty outer")
     yield one((0, fit + 1), "empty outer, chunked rows")
     yield one((3, 4, 6), "row of 2 dims", arr((3, 4, 6), row_ndim=2))

@@ -42,7 +42,8 @@ class AclnnSourceView(AclnnSourceBase):
     row_inputs: tuple[str, ...]
     #: ``rows_input`` when it is an int_array attr (its length gives the reduced dims), else ""
     rows_attr: str
-    #: ``rows`` form: the aclnn attrs (none is checked by the family's parameter checks)
+    #: the aclnn attrs the parameter checks take and do not check (``rows`` form: every one; ``dim`` form: all but
+    #: the dim)
     check_attrs: tuple[str, ...]
     #: the spec's ``dtype_combos`` (empty: one dtype for every tensor), each allowed on the NpuArchs ``archs``
     dtype_combos: tuple[ComboCheck, ...]

@@ -25,7 +25,8 @@ def aclnn_parts(spec: OpSpec, products: list[Product], host_inputs: tuple[str, .
     left out: checked (any of their dtypes; of the rows' shape when given) and never launched."""
     checks, names = _combo_checks(spec, products)
     return {
-        "check_attrs": [a.name for a in spec.attrs] if row_inputs(spec) else [],
+        # the attrs CheckParams takes but does not check (every one in the rows form; all but dim in the dim form)
+        "check_attrs": [a.name for a in spec.attrs if row_inputs(spec) or a.name != compute_of(spec).dim],
         "row_inputs": [*row_inputs(spec), *(host_inputs if row_inputs(spec) else ())],
         "host_inputs": host_inputs,
         "dtype_combos": checks,

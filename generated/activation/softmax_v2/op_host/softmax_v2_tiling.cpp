@@ -44,16 +44,8 @@ int64_t QueueBufferCap(uint32_t npuArch) {
 // NpuArch's queue buffers per position (codegen max_buffer_num); 0 when not even one buffer fits.
 int64_t MaxBufferNum(int64_t cap) {
   int64_t best = BUFFER_NUM;
-  if (TILE_IN_QUEUES > 0) {
-    best = std::min(best, (cap - ROW_IN_QUEUES) / TILE_IN_QUEUES);
-  } else if (ROW_IN_QUEUES > cap) {
-    best = 0;
-  }
-  if (TILE_OUT_QUEUES > 0) {
-    best = std::min(best, (cap - ROW_OUT_QUEUES) / TILE_OUT_QUEUES);
-  } else if (ROW_OUT_QUEUES > cap) {
-    best = 0;
-  }
+  best = std::min(best, (cap - ROW_IN_QUEUES) / TILE_IN_QUEUES);
+  best = std::min(best, (cap - ROW_OUT_QUEUES) / TILE_OUT_QUEUES);
   return std::max<int64_t>(best, 0);
 }
 

@@ -83,7 +83,7 @@ int main() {
   ret = CreateAclTensor(gradInputHostData, gradInputShape, &gradInputDeviceAddr, aclDataType::ACL_FLOAT, &gradInput);
   CHECK_RET(ret == ACL_SUCCESS, return ret);
   int64_t reduction = 0;
-  float beta = 1.0;
+  float beta = 1.0f;
 
   uint64_t workspaceSize = 0;
   aclOpExecutor *executor = nullptr;

@@ -77,7 +77,7 @@ int main() {
   ret = CreateAclTensor(outHostData, outShape, &outDeviceAddr, aclDataType::ACL_FLOAT, &out);
   CHECK_RET(ret == ACL_SUCCESS, return ret);
   int64_t reduction = 0;
-  float beta = 1.0;
+  float beta = 1.0f;
 
   uint64_t workspaceSize = 0;
   aclOpExecutor *executor = nullptr;
