@@ -62,6 +62,11 @@ The op has these three inputs, one output and the one attr; the output's shape r
 index outside ``[0, A)`` adds nothing (CANN documents only values inside it). The kernel is the shared
 element scatter-add (``templates/common/scatter_kernel.j2``, :mod:`codegen.plan.scatter`).
 
+``direction: index_add`` (aclnnIndexAdd, ``Tensor.index_add``) is the row form: the same keys plus ``alpha`` (a
+scalar attr, the op's second attr); the index is 0-d or 1-d (``K`` positions), src has the source's extents
+except ``K`` along dim, and ``out[..., index[k], ...] += alpha * src[..., k, ...]``. The device op takes alpha as
+a one-element tensor of the source's dtype; the kernel is the same element scatter walking src's elements.
+
 The family registry (:mod:`codegen.registry`) finds the parser as ``parse_compute``.
 """
 
@@ -84,13 +89,15 @@ if TYPE_CHECKING:
 __all__ = ["parse_compute"]
 
 #: The directions the family generates.
-DIRECTIONS: tuple[str, ...] = ("gather", "gather_elements", "fill", "scatter_add")
+DIRECTIONS: tuple[str, ...] = ("gather", "gather_elements", "fill", "scatter_add", "index_add")
 #: The direction that gathers one source element per index element (``torch.gather``).
 ELEMENTS = "gather_elements"
 #: The direction that sets the slices along dim an index array names to a value (``Tensor.index_fill``).
 FILL = "fill"
 #: The direction that adds src's elements into the source at the index's positions (``Tensor.scatter_add``).
 SCATTER_ADD = "scatter_add"
+#: The row scatter-add: src's slices along dim added, times alpha, at the 1-d index's positions (``Tensor.index_add``).
+INDEX_ADD = "index_add"
 #: The dtype of the positions tensor the L2 API of a fill hands the device op.
 FILL_INDEX_DTYPE = DType.INT64
 #: Index dtypes the kernels read (the tiling key's index digit is the position).
@@ -120,7 +127,8 @@ class GatherScatterCompute:
         loc: the ``compute`` entry.
         value: for ``direction: fill``, the scalar attr holding the fill value (``index`` then names an
             int_array attr); None otherwise.
-        src: for ``direction: scatter_add``, the input whose elements are added; None otherwise.
+        src: for ``direction: scatter_add`` and ``index_add``, the input whose elements are added; None otherwise.
+        alpha: for ``direction: index_add``, the scalar attr src's elements are multiplied by; None otherwise.
     """
 
     direction: str
@@ -135,11 +143,19 @@ class GatherScatterCompute:
     elements: bool = False
     value: str | None = None
     src: str | None = None
+    alpha: str | None = None
 
     @property
     def scatter(self) -> bool:
-        """Whether the op adds src's elements at the index's positions (``direction: scatter_add``)."""
+        """Whether the op adds src's elements at the index's positions (``direction: scatter_add`` or
+        ``index_add``)."""
         return self.src is not None
+
+    @property
+    def rows(self) -> bool:
+        """Whether the op is a row scatter (``direction: index_add``: a 1-d index, src's slices along dim
+        added times ``alpha``)."""
+        return self.direction == INDEX_ADD
 
     @property
     def fill(self) -> bool:
@@ -149,17 +165,32 @@ class GatherScatterCompute:
     @property
     def implies_device(self) -> bool:
         """Whether :meth:`device_interface` gives the device op (a fill), so that the spec needs no ``device``
-        section for its array attr (the loader reads this)."""
-        return self.fill
+        section for its array or scalar attr (the loader reads this)."""
+        return self.fill or self.alpha is not None
 
     def device_interface(self, spec: OpSpec) -> DeviceInterface | None:
-        """The device op a fill implies (None for the gather directions, which take the aclnn interface): inputs
-        ``source``, ``index`` (the positions as a 1-d :data:`FILL_INDEX_DTYPE` tensor made of the int_array)
-        and ``value`` (one element of the source's dtype made of the aclScalar), the output ``dest``, the int
-        attr ``dim`` (REQUIRED)."""
+        """The device op a fill or an index_add implies (None for the other directions, which take the aclnn
+        interface). A fill: inputs ``source``, ``index`` (the positions as a 1-d :data:`FILL_INDEX_DTYPE` tensor
+        made of the int_array) and ``value`` (one element of the source's dtype made of the aclScalar), the
+        output ``dest``, the int attr ``dim`` (REQUIRED). An index_add: inputs ``source``, ``index``, ``src`` and
+        ``alpha`` (one element of the source's dtype made of the aclScalar), the output ``dest``, the int attr
+        ``dim``."""
+        loc = self.loc
+        if self.alpha is not None and self.src is not None and self.dim is not None:
+            return DeviceInterface(
+                inputs=(
+                    DeviceTensor(self.source, self.source, loc),
+                    DeviceTensor(self.index, self.index, loc),
+                    DeviceTensor(self.src, self.src, loc),
+                    DeviceTensor(self.alpha, self.alpha, loc, like=self.source),
+                ),
+                outputs=(DeviceTensor(self.dest, self.dest, loc),),
+                attrs=(DeviceAttr(self.dim, self.dim, "int", None, loc),),
+                dtypes=None,
+                loc=loc,
+            )
         if self.value is None or self.dim is None:
             return None
-        loc = self.loc
         return DeviceInterface(
             inputs=(
                 DeviceTensor(self.source, self.source, loc),
@@ -265,19 +296,22 @@ def parse_gather_scatter_compute(node: YNode, ctx: ComputeContext) -> GatherScat
         The model, or None when a key is missing or wrong.
     """
     r = ctx.reader
-    m = r.mapping(node, ("direction", "source", "index", "dest", "dim"), ("negative_index", "value", "src"))
+    m = r.mapping(node, ("direction", "source", "index", "dest", "dim"), ("negative_index", "value", "src", "alpha"))
     if m is None:
         return None
     direction_node = m.get("direction")
     if isinstance(direction_node, YScalar) and direction_node.value == FILL:
         return _parse_fill(node, m, ctx)
-    if isinstance(direction_node, YScalar) and direction_node.value == SCATTER_ADD:
-        return _parse_scatter(node, ctx)
+    if isinstance(direction_node, YScalar) and direction_node.value in (SCATTER_ADD, INDEX_ADD):
+        return _parse_scatter(node, ctx, str(direction_node.value))
     if "value" in m:
         r.error(m["value"], f"value is only allowed with direction {FILL}")
         return None
     if "src" in m:
-        r.error(m["src"], f"src is only allowed with direction {SCATTER_ADD}")
+        r.error(m["src"], f"src is only allowed with direction {SCATTER_ADD} or {INDEX_ADD}")
+        return None
+    if "alpha" in m:
+        r.error(m["alpha"], f"alpha is only allowed with direction {INDEX_ADD}")
         return None
     ok = True
     inputs = {t.name: t for t in ctx.inputs}
@@ -431,17 +465,19 @@ def _parse_fill(node: YNode, m: Mapping[str, YNode], ctx: ComputeContext) -> Gat
     return _with_output_shape(model, outputs, m, r)
 
 
-def _parse_scatter(node: YNode, ctx: ComputeContext) -> GatherScatterCompute | None:
-    """The ``direction: scatter_add`` form: ``source``, ``index`` and ``src`` name the op's three inputs (the
-    index's dtypes among :data:`INDEX_DTYPES`, src's and the output's dtypes the source's, index and src of the
-    source's rank range), ``dest`` its one output (shape rule the source's name), ``dim`` its one int64 attr; no
-    ``negative_index`` (a value outside ``[0, A)`` adds nothing). Every problem is recorded in ``ctx.reader`` at
-    its line; None then."""
+def _parse_scatter(node: YNode, ctx: ComputeContext, direction: str) -> GatherScatterCompute | None:
+    """The ``direction: scatter_add`` and ``index_add`` forms: ``source``, ``index`` and ``src`` name the op's
+    three inputs (the index's dtypes among :data:`INDEX_DTYPES`, src's and the output's dtypes the source's,
+    src of the source's rank range; the index of it too for scatter_add, of rank 0 to 1 for index_add),
+    ``dest`` its one output (shape rule the source's name), ``dim`` an int64 attr and, for index_add only,
+    ``alpha`` a scalar attr (its only other attr); no ``negative_index`` (a value outside ``[0, A)`` adds
+    nothing). Every problem is recorded in ``ctx.reader`` at its line; None then."""
     r = ctx.reader
-    m = r.mapping(node, ("direction", "source", "index", "src", "dest", "dim"), ())
+    rows = direction == INDEX_ADD
+    keys = ("direction", "source", "index", "src", "dest", "dim")
+    m = r.mapping(node, (*keys, "alpha") if rows else keys, ())
     if m is None:
         return None
-    ok = True
     inputs = {t.name: t for t in ctx.inputs}
     outputs = {t.name: t for t in ctx.outputs}
     attrs = {a.name: a for a in ctx.attrs}
@@ -452,12 +488,13 @@ def _parse_scatter(node: YNode, ctx: ComputeContext) -> GatherScatterCompute | N
         ("src", inputs, None, "an input"),
         ("dest", outputs, None, "an output"),
         ("dim", attrs, "int64", "an int64 attr"),
+        *((("alpha", attrs, "scalar", "a scalar attr"),) if rows else ()),
     )
-    ok = _resolve_roles(node, m, ctx, SCATTER_ADD, wanted, names)
+    ok = _resolve_roles(node, m, ctx, direction, wanted, names)
     if len({names.get(k) for k in ("source", "index", "src")} - {None}) < sum(
         k in names for k in ("source", "index", "src")
     ):
-        r.error(node, f"direction {SCATTER_ADD} takes three different inputs as source, index and src")
+        r.error(node, f"direction {direction} takes three different inputs as source, index and src")
         ok = False
     if "index" in names and not ctx.require_dtypes(
         m["index"], inputs[names["index"]], INDEX_DTYPES, "an index input takes"
@@ -472,18 +509,23 @@ def _parse_scatter(node: YNode, ctx: ComputeContext) -> GatherScatterCompute | N
                     f"'{names[key]}' must list the dtypes and product_dtypes of '{names['source']}' in the same order",
                 )
                 ok = False
-    for key in ("index", "src"):
+    for key in ("src",) if rows else ("index", "src"):
         if "source" in names and key in names and inputs[names[key]].rank != inputs[names["source"]].rank:
             r.error(m[key], f"input '{names[key]}' must have the rank range of '{names['source']}'")
             ok = False
-    if len(ctx.inputs) != 3 or len(ctx.outputs) != 1 or len(ctx.attrs) != 1:
-        r.error(node, f"direction {SCATTER_ADD} takes exactly three inputs, one output and one attr (dim)")
+    if rows and "index" in names and inputs[names["index"]].rank[1] > 1:
+        r.error(m["index"], f"index input '{names['index']}' must have rank 0 or 1 for direction {INDEX_ADD}")
+        ok = False
+    n_attrs = 2 if rows else 1
+    if len(ctx.inputs) != 3 or len(ctx.outputs) != 1 or len(ctx.attrs) != n_attrs:
+        what = "two attrs (dim, alpha)" if rows else "one attr (dim)"
+        r.error(node, f"direction {direction} takes exactly three inputs, one output and {what}")
         ok = False
     if not ok:
         return None
     model = GatherScatterCompute(
-        SCATTER_ADD, names["source"], names["index"], names["dest"], names["dim"], None, False, "zero", node.loc,
-        src=names["src"],
+        direction, names["source"], names["index"], names["dest"], names["dim"], None, False, "zero", node.loc,
+        src=names["src"], alpha=names.get("alpha"),
     )  # fmt: skip
     return _with_output_shape(model, outputs, m, r)
 
