@@ -431,9 +431,16 @@ def test_row_scatter_is_index_add(program: dict[str, Path], shape: tuple, dim: i
     assert plan.strategy == strategy
     outs = []
     for order in ORDERS:
-        out, status, _ = _run(program, "Ascend910B", plan, view, (self_t, index, src_t), order, seed=3, alpha=alpha)
+        out, status, stats = _run(program, "Ascend910B", plan, view, (self_t, index, src_t), order, seed=3, alpha=alpha)
         assert status == "ok", (order, status)
         outs.append(out)
+        # the modelled GM bytes beside one read of alpha per core; an element of the walk whose index is
+        # invalid reads no src element and (atomic) adds nothing
+        item = self_t.element_size()
+        modelled, minimum = gm_traffic(plan, view, item, 8)
+        bad = int((~valid).sum()) * (src_t.numel() // k) * item * (2 if strategy == "atomic" else 1)
+        moved = sum(s[0] + s[1] + s[2] for s in stats) - len(plan.cores) * item
+        assert minimum <= modelled and moved == modelled - bad, (order, moved, modelled, bad)
         if not torch_dtype.is_floating_point:
             assert torch.equal(out, want), order
         elif strategy == "owned" and dtype == "FLOAT":

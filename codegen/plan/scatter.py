@@ -300,12 +300,13 @@ def _index_outer_begin(view: ScatterView, p: int) -> int:
 def gm_traffic(plan: ScatterPlan, view: ScatterView, itemsize: int, index_itemsize: int) -> tuple[int, int]:
     """``(modelled, minimum)`` GM bytes of the launch when every index is valid: ``self`` read and ``out``
     written once each, the index read as the strategy reads it (owned: once per window whose coordinates
-    before dim it shares; atomic: once), one ``src`` element read per index element, and (atomic) ``out``
-    written once more per index element. The minimum reads self, index and the indexed src elements once and
-    writes out once."""
-    minimum = 2 * view.out_num * itemsize + view.index_num * (index_itemsize + itemsize)
+    before dim it shares; atomic: once; a row scatter reads one index element per element of the walk), one
+    ``src`` element read per index element, and (atomic) ``out`` written once more per index element. The
+    minimum reads self, index (``index_len`` elements) and the indexed src elements once and writes out once."""
+    minimum = 2 * view.out_num * itemsize + view.index_len * index_itemsize + view.index_num * itemsize
     if plan.strategy == "atomic":
-        return minimum + view.index_num * itemsize, minimum
+        once = 2 * view.out_num * itemsize + view.index_num * (index_itemsize + 2 * itemsize)
+        return once, minimum
     slice_len = view.axis_len * view.dim_stride
     inner = view.index_num // max(1, prod(view.outer_extents))
     index_reads = 0
