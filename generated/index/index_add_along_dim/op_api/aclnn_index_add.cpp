@@ -157,9 +157,12 @@ aclnnStatus aclnnIndexAddGetWorkspaceSize(const aclTensor *self, int64_t dim, co
       alpha->GetDataType() != op::DataType::DT_BF16 && alpha->GetDataType() != op::DataType::DT_DOUBLE &&
       alpha->GetDataType() != op::DataType::DT_INT8 && alpha->GetDataType() != op::DataType::DT_INT16 &&
       alpha->GetDataType() != op::DataType::DT_INT32 && alpha->GetDataType() != op::DataType::DT_INT64 &&
-      alpha->GetDataType() != op::DataType::DT_UINT8 && alpha->GetDataType() != op::DataType::DT_BOOL) {
+      alpha->GetDataType() != op::DataType::DT_UINT8 && alpha->GetDataType() != op::DataType::DT_UINT16 &&
+      alpha->GetDataType() != op::DataType::DT_UINT32 && alpha->GetDataType() != op::DataType::DT_UINT64 &&
+      alpha->GetDataType() != op::DataType::DT_BOOL) {
     OP_LOGE(ACLNN_ERR_PARAM_INVALID,
-            "alpha must have dtype FLOAT, FLOAT16, BF16, DOUBLE, INT8, INT16, INT32, INT64, UINT8, BOOL, but has %s.",
+            "alpha must have dtype FLOAT, FLOAT16, BF16, DOUBLE, INT8, INT16, INT32, INT64, UINT8, UINT16, UINT32, "
+            "UINT64, BOOL, but has %s.",
             op::ToString(alpha->GetDataType()).GetString());
     return ACLNN_ERR_PARAM_INVALID;
   }
