@@ -129,3 +129,16 @@ def test_a_transposed_self_and_hostile_positions(built_op: Callable[[str, str], 
     kept = src.copy()
     kept[[2, 5, 7]] = 0
     assert np.array_equal(got, _torch(x, 0, np.where((bad >= 0) & (bad < 8), bad, 0), kept, 1.0).numpy())
+
+
+def test_an_empty_source_launches_nothing_and_leaves_out(built_op: Callable[[str, str], OpCallable]) -> None:
+    """CANN's rule: an empty self or source returns success with workspace 0 and launches nothing, so ``out``
+    keeps what it held (not a copy of self); with an empty index but a non-empty self, PyTorch returns self."""
+    op = built_op(OP, PRODUCT)
+    x = _array("empty", (4, 5), np.float32)
+    out = np.full((4, 5), 7.0, np.float32)
+    got = np.asarray(
+        op(self=x, dim=0, index=np.zeros(0, np.int64), source=np.zeros((0, 5), np.float32), alpha=2.0, out=out)
+    )
+    assert np.array_equal(got, np.full((4, 5), 7.0, np.float32))
+    assert np.array_equal(_torch(x, 0, np.zeros(0, np.int64), np.zeros((0, 5), np.float32), 2.0).numpy(), x)
