@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from codegen import registry
-from codegen.spec.model import Constraint, DType, OpSpec, Product
+from codegen.spec.model import AttrSpec, Constraint, DType, OpSpec, Product
 from codegen.types import compute_dtypes
 
 #: ``--shape`` spellings of a 0-d (scalar) shape.
@@ -175,6 +175,26 @@ def check_explain_shape(spec: OpSpec, product: Product, shape: tuple[int, ...], 
             raise ValueError(f"{what} takes {count * dtype.itemsize} bytes of {dtype.name}, which overflows int64")
 
 
+#: The value ``opgen explain --shape`` passes for an aclScalar attr without a default (:func:`call_params`).
+SCALAR_STAND_IN = 0.5
+
+
+def attr_values(a: AttrSpec) -> str:
+    """What attr ``a`` takes, as ``opgen explain`` lists it: its enum values (``0=none, 1=mean``), an array's
+    length range (``length 1-8``), an aclScalar's dtypes and the value the ``--shape`` call passes for it
+    with the dtype the runner gives a Python number (:attr:`codegen.spec.model.AttrSpec.number_dtype`):
+    ``FLOAT, FLOAT16, DOUBLE; the --shape call passes 0.5 as a DOUBLE aclScalar``; else ``any``."""
+    if a.is_array and a.length is not None:
+        lo, hi = a.length
+        return f"length {lo}" if lo == hi else f"length {lo}-{hi}"
+    if a.values:
+        return ", ".join(f"{v}={n}" for v, n in a.values)
+    if a.type == "scalar":
+        value = f"{SCALAR_STAND_IN}" if a.default is None else f"its default {a.default}"
+        return f"{', '.join(a.scalar_dtypes)}; the --shape call passes {value} as a {a.number_dtype} aclScalar"
+    return "any"
+
+
 def explain(spec: OpSpec, product: Product, shape_text: str | None, dtype_name: str | None) -> str:
     """A readable report: dtypes and ranks per tensor on ``product``, attributes, constraints, and for
     ``shape_text`` (comma-separated output dims) the UB budget split, tile length, tiles per core, cores
@@ -206,12 +226,7 @@ def explain(spec: OpSpec, product: Product, shape_text: str | None, dtype_name: 
             f"  input  {t.name}: {', '.join(d.name for d in t.dtypes_for(product))}; rank {t.rank[0]}-{t.rank[1]}"
             + null_note
         )
-    for a in spec.attrs:
-        values = ", ".join(f"{v}={n}" for v, n in a.values) if a.values else "any"
-        if a.is_array and a.length is not None:
-            lo, hi = a.length
-            values = f"length {lo}" if lo == hi else f"length {lo}-{hi}"
-        lines.append(f"  attr   {a.name}: {a.type} ({values})")
+    lines.extend(f"  attr   {a.name}: {a.type} ({attr_values(a)})" for a in spec.attrs)
     for t in spec.outputs:
         lines.append(
             f"  output {t.name}: {', '.join(d.name for d in t.dtypes_for(product))}; rank {t.rank[0]}-{t.rank[1]}"
@@ -314,8 +329,8 @@ def call_params(
             params[a.name] = a.values[0][0]
         elif a.default is None and a.type == "scalar":
             # an aclScalar: a Python number, passed in the dtype the runner picks for one
-            # (codegen.runner.arguments.number_scalar_dtype: DOUBLE where the attr takes it)
-            params[a.name] = 0.5
+            # (AttrSpec.number_dtype: DOUBLE where the attr takes it)
+            params[a.name] = SCALAR_STAND_IN
     return params
 
 

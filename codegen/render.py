@@ -298,6 +298,50 @@ def format_cpp(text: str, style_file: Path, filename: str) -> str:
     return format_cpp_files({filename: text}, style_file)[filename]
 
 
+#: A preprocessor ``#if`` whose condition is a constant: ``0``, ``1``, ``(0)``, ``!(0)``, ``!1``, ... (a planner
+#: states "no product lacks the feature" as the condition ``0``), with an optional trailing ``//`` comment.
+_CONSTANT_IF = re.compile(r"\s*#\s*if\s+(!?)\s*(\(?)\s*([01])\s*\)?\s*(?://.*)?$")
+_DIRECTIVE = re.compile(r"\s*#\s*(if|ifdef|ifndef|elif|else|endif)\b")
+
+
+def fold_constant_ifs(text: str) -> str:
+    """``text`` (C++ source) with every ``#if`` on a constant condition resolved: the branch the constant
+    selects kept without its directives, the other branch (``#else``/``#elif`` or the ``#if`` body) left out.
+    A constant-false ``#if`` followed by ``#elif C`` keeps ``#if C`` and the rest of the chain. Other
+    conditionals, nested or not, are kept as they are (a directive inside a left-out branch goes with it).
+    Lines are compared one by one; a directive continued over lines (``\\``) is not constant here."""
+    out: list[str] = []
+    # one frame per open conditional: [constant, active (its current branch is kept), done (a branch was kept)]
+    stack: list[list[bool]] = []
+    for line in text.splitlines(keepends=True):
+        live = all(active for constant, active, _ in stack if constant)
+        directive = _DIRECTIVE.match(line)
+        word = directive.group(1) if directive else ""
+        constant_if = _CONSTANT_IF.match(line) if word == "if" else None
+        if constant_if:
+            value = (constant_if.group(3) == "1") != (constant_if.group(1) == "!")
+            stack.append([True, value, value])
+            continue
+        if word in ("if", "ifdef", "ifndef"):
+            stack.append([False, True, True])
+        elif stack and stack[-1][0] and word in ("elif", "else"):
+            frame = stack[-1]
+            if frame[2]:
+                frame[1] = False
+            elif word == "else":
+                frame[1] = frame[2] = True
+            else:  # `#if 0 ... #elif C`: the chain goes on as `#if C`
+                stack[-1] = [False, True, True]
+                if all(active for constant, active, _ in stack[:-1] if constant):
+                    out.append(re.sub(r"#(\s*)elif", r"#\1if", line, count=1))
+            continue
+        elif word == "endif" and stack and stack.pop()[0]:
+            continue  # the end of a constant block
+        if live:
+            out.append(line)
+    return "".join(out)
+
+
 @dataclass(frozen=True)
 class RenderedOp:
     """All files of one op: ``files`` maps paths relative to the op's folder to their text."""
@@ -427,6 +471,7 @@ def render_ops(
                 where = f"{name}:{lineno}" if lineno else name
                 raise RenderError(f"{spec.op}: template {where}: {exc}") from exc
             if rel.endswith((".cpp", ".h")):
+                text = fold_constant_ifs(text)
                 cpp[f"{spec.folder}/{rel}"] = text
             else:
                 text = "\n".join(line.rstrip() for line in text.splitlines()).strip() + "\n"

@@ -407,3 +407,22 @@ def test_explain_with_specs_reads_its_generated_tree(tmp_path: Path) -> None:
     args = argparse.Namespace(specs=str(tmp_path / "specs"), command="explain", generated=None)
     apply_spec_dir_defaults(args)
     assert args.generated == str(tmp_path / "generated")
+
+
+def test_explain_lists_an_aclscalar_attrs_dtypes_and_the_value_its_call_passes() -> None:
+    """An aclScalar attr reads as its dtypes (the spec's list, or every aclScalar dtype) and the value the
+    ``--shape`` call passes with its dtype, and the call passes just that (it read ``scalar (any)``)."""
+    from codegen.explain import call_params
+    from codegen.runner.arguments import ScalarArg, call_attrs
+
+    product = CATALOGUE.get("Ascend910B")
+    add = SPECS["foreach_add_list_v2"]
+    lines = explain(add, product, None, None).splitlines()
+    assert "  attr   alpha: scalar (FLOAT, FLOAT16, DOUBLE; the --shape call passes 0.5 as a DOUBLE aclScalar)" in lines
+    assert call_attrs(add, call_params(add, product, (4,), None))["alpha"] == ScalarArg(0.5, "DOUBLE")
+    elu = SPECS["elu_backward"]
+    lines = explain(elu, product, None, None).splitlines()
+    every = "FLOAT, FLOAT16, BF16, DOUBLE, INT8, INT16, INT32, INT64, UINT8, BOOL"
+    assert f"  attr   scale: scalar ({every}; the --shape call passes its default 1.0 as a DOUBLE aclScalar)" in lines
+    assert call_attrs(elu, call_params(elu, product, (4,), None))["scale"] == ScalarArg(1.0, "DOUBLE")
+    assert "  attr   isResult: bool (any)" in lines

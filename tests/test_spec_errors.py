@@ -6,6 +6,7 @@ verbatim, so a change of wording or of a line number shows up here.
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -166,17 +167,42 @@ def test_base_spec_is_valid(tmp_path: Path, catalogue: Catalogue) -> None:
 
 def test_unknown_key(tmp_path: Path, catalogue: Catalogue) -> None:
     f, errs = bad(tmp_path, catalogue, ("  - name: self\n    dtypes:", "  - name: self\n    dtype:"))
+    # one typo, one error: the unknown key names the missing key it misspells (no "missing required key", and
+    # no follow-on error of the tensor's unread dtypes)
     assert errs == [
-        f"{f}:13: inputs[1].dtypes: missing required key 'dtypes'; required here: description, dtypes, name, rank",
-        f"{f}:14: inputs[1].dtype: unknown key 'dtype'; allowed: default, description, dtypes, formats, "
-        "header_name, list, name, optional, product_dtypes, rank",
+        f"{f}:14: inputs[1].dtype: unknown key 'dtype' (did you mean 'dtypes'?); allowed: default, description, "
+        "dtypes, formats, header_name, list, name, optional, product_dtypes, rank",
     ]
+
+
+@pytest.mark.parametrize(
+    "op", ["layer_norm_backward", "scatter_add", "foreach_add_list_v2", "softmax", "take", "embedding_dense_backward"]
+)
+@pytest.mark.parametrize(("key", "typo"), [("dtypes", "dtpyes"), ("rank", "rnak"), ("shape", "shpae")])
+def test_a_misspelt_tensor_key_is_one_error_whichever_tensor_it_is(
+    tmp_path: Path, op: str, key: str, typo: str
+) -> None:
+    """A misspelt ``dtypes``, ``rank`` or ``shape`` key on any tensor: one error, at the misspelt key, naming the
+    key it misspells; no "missing required key", and no follow-on error of a rule reading what was not read
+    (the family's compute on dtypes, ranks and shape rules; a device dtype_map; the one-dtype columns; the graph
+    section; the example)."""
+    text = (project_paths().specs / f"{op}.yaml").read_text()
+    sites = [m.start() + 1 for m in re.finditer(rf"\n    {key}:", text)]
+    assert sites
+    for at in sites:
+        line = text[:at].count("\n") + 1
+        path = tmp_path / f"{op}.yaml"
+        errs = errors_of(path, text[:at] + f"    {typo}:" + text[at + len(f"    {key}:") :], load_project()[0])
+        assert len(errs) == 1, errs
+        assert errs[0].startswith(f"{path}:{line}: "), errs
+        assert f".{typo}: unknown key '{typo}' (did you mean '{key}'?); allowed: " in errs[0]
 
 
 def test_unknown_output_key(tmp_path: Path, catalogue: Catalogue) -> None:
     f, errs = bad(tmp_path, catalogue, ("  - name: out\n", "  - name: out\n    nulable: true\n"))
     assert errs == [
-        f"{f}:28: outputs[0].nulable: unknown key 'nulable'; allowed: const, description, dtypes, formats, "
+        f"{f}:28: outputs[0].nulable: unknown key 'nulable' (did you mean 'nullable'?); allowed: const, description, "
+        "dtypes, formats, "
         "header_name, list, name, nullable, product_dtypes, rank, shape",
     ]
 
@@ -1563,7 +1589,8 @@ def test_device_opdef_key_errors(tmp_path: Path, catalogue: Catalogue) -> None:
          "    - {name: r, value: 1, type: int, required: true}"),
     )  # fmt: skip
     assert errs == [
-        f"{f}:34: device.inputs[0].contiguous: unknown key 'contiguous'; allowed: auto_contiguous, dtype, dtype_map, "
+        f"{f}:34: device.inputs[0].contiguous: unknown key 'contiguous' (did you mean 'auto_contiguous'?); allowed: "
+        "auto_contiguous, dtype, dtype_map, "
         "fill, from, like, name, optional",
         f"{f}:35: device.inputs[1].auto_contiguous: expected true or false, got string 'yes'",
         f"{f}:38: device.outputs[0].optional: unknown key 'optional'; allowed: auto_contiguous, from, name",
@@ -1642,7 +1669,12 @@ def test_device_string_attr_needs_values(tmp_path: Path, catalogue: Catalogue) -
         ),
         ("    type: float\n    dtypes: [FLOAT]\n", "gradOutput", "attrs[0].dtypes: dtypes are only allowed for scalar"),
         ("    type: scalar\n    dtypes: [FLOAT, COMPLEX]\n", "gradOutput", "unknown aclScalar dtype 'COMPLEX'"),
-        ("    type: scalar\n    default: 1.0e+39\n", "gradOutput", "attrs[0].default: 1e+39 is beyond FLOAT's range"),
+        # an attr taking no DOUBLE: a call leaving it out passes its default as a FLOAT aclScalar
+        (
+            "    type: scalar\n    dtypes: [FLOAT, FLOAT16]\n    default: 1.0e+39\n",
+            "gradOutput",
+            "attrs[0].default: 1e+39 is beyond FLOAT's range",
+        ),
     ],
 )
 def test_string_and_scalar_attr_misuse_is_a_spec_error(
@@ -2128,8 +2160,8 @@ def test_gather_scatter_compute_checks(tmp_path: Path) -> None:
     )
     edited = text.replace("  dim: 0 ", "  dims: 0 ")
     assert errors_of(path, edited, catalogue)[-1] == (
-        f"{f}:{line_of('  dim: 0 ')}: compute.dims: unknown key 'dims'; allowed: alpha, dest, dim, direction, "
-        "index, negative_index, source, src, value"
+        f"{f}:{line_of('  dim: 0 ')}: compute.dims: unknown key 'dims' (did you mean 'dim'?); allowed: alpha, dest, "
+        "dim, direction, index, negative_index, source, src, value"
     )
 
 

@@ -87,13 +87,46 @@ def test_a_scalar_attr_default_the_example_takes_must_fit_its_float_host_value(t
     text = text.replace("attrs: {lambd: 2.0}", "attrs: {}").replace("    default: 0.5\n", "    default: 1e39\n")
     path = tmp_path / "hardshrink_backward.yaml"
     path.write_text(text)
-    # a call that leaves the attr out passes its default as an aclScalar of FLOAT: refused at the default
-    line = text.splitlines().index("    default: 1e39") + 1
+    # the attr takes a DOUBLE aclScalar, which holds the default; the example program makes it from a C float
+    # (its first dtype, FLOAT), which does not: refused at the example's attrs
+    line = text.splitlines().index("  attrs: {}") + 1
     with pytest.raises(SpecErrors) as info:
         load_op_spec(path, _catalogue())
     assert str(info.value).splitlines() == [
-        f"{path}:{line}: attrs[0].default: 1e+39 is beyond FLOAT's range (+-3.40282347e+38)"
+        f"{path}:{line}: example.attrs: the default 1e+39 of 'lambd' is the example's value, and it is beyond "
+        "FLOAT's range (+-3.40282347e+38); give 'lambd' an example value within it"
     ]
+
+
+ALPHA = "    dtypes: [FLOAT, FLOAT16, DOUBLE]\n"
+
+
+def test_a_scalar_attr_default_is_checked_against_the_dtype_a_call_passes_it_as(tmp_path: Path) -> None:
+    """A call leaving a scalar attr out passes its default as a number: a DOUBLE aclScalar where the attr takes
+    DOUBLE (a default beyond FLOAT was refused as if its first dtype, FLOAT, held it), else its first floating
+    dtype."""
+    path, _ = _edited(tmp_path, "foreach_add_list_v2", ALPHA, ALPHA + "    default: 1e39\n")
+    spec = load_op_spec(path, _catalogue())
+    assert spec.attr("alpha").default == 1e39
+    assert spec.attr("alpha").number_dtype == "DOUBLE"
+    for listed, value, message in [
+        (
+            "[FLOAT, FLOAT16]",
+            "1e39",
+            "1e+39 is beyond FLOAT's range (+-3.40282347e+38): a call leaving 'alpha' out "
+            "passes its default as a FLOAT aclScalar",
+        ),
+        (
+            "[FLOAT16, INT32]",
+            "70000",
+            "70000 is beyond FLOAT16's range (+-65504): a call leaving 'alpha' out "
+            "passes its default as a FLOAT16 aclScalar",
+        ),
+    ]:
+        lines, path, line = _errors(
+            tmp_path, "foreach_add_list_v2", ALPHA, f"    dtypes: {listed}\n    default: {value}\n"
+        )
+        assert lines == [f"{path}:{line + 1}: attrs[0].default: {message}"]
 
 
 def test_an_optional_input_default_beyond_float32_is_refused_by_the_constant_rule(tmp_path: Path) -> None:

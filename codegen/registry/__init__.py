@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
 from types import ModuleType
@@ -46,6 +46,7 @@ from codegen.registry.contract import (
     CasesInferOutputs,
     CasesProbeRanges,
     Compute,
+    ComputeCallProblem,
     ComputeDivisionSites,
     Explain,
     FamilyContractError,
@@ -191,6 +192,17 @@ class Family:
         if not isinstance(module, ComputeDivisionSites):
             return ()
         return module.division_sites(compute, compute_node, inputs, outputs)
+
+    def call_problem(
+        self, compute: object, shapes: Mapping[str, tuple[int, ...]], attrs: Mapping[str, object]
+    ) -> tuple[str, str] | None:
+        """The first of the family's own phase-1 rules (beyond the spec's dtype lists, ranks, output shape rule
+        and constraints) the call of ``shapes`` (tensor name -> dims) and ``attrs`` (attr name -> value) breaks:
+        ``(the tensor or attr at fault, why)``; None when it breaks none or the family states no such rule."""
+        module = self.stage("compute")
+        if not isinstance(module, ComputeCallProblem):
+            return None
+        return module.call_problem(compute, shapes, attrs)
 
     # -- plan stage
     def validate(self, spec: OpSpec, catalogue: Catalogue) -> None:

@@ -8,7 +8,8 @@ whose ``__init__`` imports the hooks from its submodules):
 ==========  ==================  ===============================================  ==============================
 stage       protocol            required hooks                                   optional hooks
 ==========  ==================  ===============================================  ==============================
-compute     :class:`Compute`    ``parse_compute``                                ``division_sites``
+compute     :class:`Compute`    ``parse_compute``                                ``division_sites``,
+                                                                                 ``call_problem``
 plan        :class:`Plan`       ``build_views``                                  ``validate``, ``scratch_outputs``
 explain     :class:`Explain`    ``shape_call``, ``explain_tensors``,             (none)
                                 ``explain_tiling``
@@ -65,6 +66,7 @@ __all__ = [
     "CasesInferOutputs",
     "CasesProbeRanges",
     "Compute",
+    "ComputeCallProblem",
     "ComputeDivisionSites",
     "Explain",
     "FamilyContractError",
@@ -104,6 +106,20 @@ class ComputeDivisionSites(Protocol):
         """``(node, expr, report keyword arguments)`` per expression of ``compute`` (the model
         :meth:`Compute.parse_compute` gave; any other object yields nothing): ``defs``, ``nonzero``,
         ``opaque`` as the loader's zero-division check takes them."""
+        ...
+
+
+@runtime_checkable
+class ComputeCallProblem(Protocol):
+    """Optional ``compute`` hook: the family's own phase-1 rules of a call (beyond the spec's dtype lists, ranks,
+    output shape rule and constraints), which the loader applies to the spec's example call."""
+
+    def call_problem(
+        self, compute: object, shapes: Mapping[str, tuple[int, ...]], attrs: Mapping[str, object]
+    ) -> tuple[str, str] | None:
+        """The first rule the call of ``shapes`` (the inputs given: name -> dims, in the op's input order) and
+        ``attrs`` (attr name -> value) breaks, as ``(the tensor or attr at fault, why)``, or None (also for a
+        compute object not the family's)."""
         ...
 
 
@@ -266,7 +282,7 @@ class StageContract:
 STAGES: Mapping[str, StageContract] = {
     c.name: c
     for c in (
-        StageContract("compute", Compute, (ComputeDivisionSites,)),
+        StageContract("compute", Compute, (ComputeDivisionSites, ComputeCallProblem)),
         StageContract("plan", Plan, (PlanValidate, PlanScratchOutputs)),
         StageContract("explain", Explain),
         StageContract("cases", Cases, (CasesInferOutputs, CasesDerivedBound, CasesProbeRanges)),

@@ -56,17 +56,10 @@ class ScalarArg:
     dtype: str
 
 
-_FLOATING_SCALARS = ("DOUBLE", "FLOAT", "FLOAT16", "BF16")
-
-
 def number_scalar_dtype(attr: AttrSpec) -> str:
-    """The aclScalar dtype a real number given for the ``scalar`` attr ``attr`` is passed as: a Python
-    number is a C double, so ``DOUBLE`` when ``attr.scalar_dtypes`` lists it (an API may take a DOUBLE scalar
-    beside every tensor dtype, where FLOAT suits FLOAT and BF16 tensors only), else the first floating dtype
-    it lists (``FLOAT``), else its first dtype."""
-    if "DOUBLE" in attr.scalar_dtypes:
-        return "DOUBLE"
-    return next((d for d in attr.scalar_dtypes if d in _FLOATING_SCALARS), attr.scalar_dtypes[0])
+    """The aclScalar dtype a real number given for the ``scalar`` attr ``attr`` is passed as: ``DOUBLE`` where
+    it takes one, else its first floating dtype (:attr:`codegen.spec.model.AttrSpec.number_dtype`)."""
+    return attr.number_dtype
 
 
 #: NumPy storage of each aclScalar dtype (the type table's NumPy names; BF16 through ml_dtypes).

@@ -115,6 +115,10 @@ class ComputeContext:
         attrs: the op's attrs.
         taken: names already used (tensors, attrs): name -> ``(field path, loc)``; parsers that
             introduce names (scalars) register them with :meth:`claim`.
+        unread_dtypes: the tensors whose ``dtypes`` were not read (missing, or naming an unknown dtype; reported
+            there): a dtype rule comparing them is not checked (:meth:`dtypes_read`).
+        unread_ranks: the tensors whose ``rank`` was not read (missing or invalid; reported there): a rule on
+            their rank is not checked (:meth:`ranks_read`).
     """
 
     reader: Reader
@@ -122,6 +126,18 @@ class ComputeContext:
     outputs: tuple[TensorSpec, ...]
     attrs: tuple[AttrSpec, ...]
     taken: dict[str, tuple[str, SourceLoc]]
+    unread_dtypes: frozenset[str] = frozenset()
+    unread_ranks: frozenset[str] = frozenset()
+
+    def dtypes_read(self, *tensors: TensorSpec) -> bool:
+        """Whether every one of ``tensors`` has its ``dtypes`` read: a rule comparing their dtypes is checked only
+        then (a list that was reported would only make follow-on errors of that one fault)."""
+        return not any(t.name in self.unread_dtypes for t in tensors)
+
+    def ranks_read(self, *tensors: TensorSpec) -> bool:
+        """Whether every one of ``tensors`` has its ``rank`` read: a rule on their ranks is checked only then (the
+        stand-in ``[0, 8]`` of a reported one would only make follow-on errors)."""
+        return not any(t.name in self.unread_ranks for t in tensors)
 
     def claim(self, node: YNode, name: str) -> bool:
         """Registers a new name; records a duplicate-name error and returns False when it is taken."""

@@ -178,7 +178,9 @@ def _check_elementwise_dtypes(r: Reader, ctx: ComputeContext) -> None:
     :data:`INTEGER_DTYPES` (whose program is checked when compiled), and every
     input and output lists the same dtypes in the same order as the first required input (the device op
     gets every tensor in the one compute dtype, and the OpDef pairs the tensors' dtype lists by position)."""
-    if any(e.field.endswith("dtypes") or ".dtypes[" in e.field for e in r.errors):
+    if not ctx.dtypes_read(*ctx.inputs, *ctx.outputs) or any(
+        e.field.endswith("dtypes") or ".dtypes[" in e.field for e in r.errors
+    ):
         return  # a list with errors of its own would only repeat them here
     known = (*ELEMENTWISE_DTYPES, *INTEGER_DTYPES)
     allowed = ", ".join(d.name for d in known)

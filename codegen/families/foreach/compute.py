@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from codegen.spec.scopes import ComputeContext
     from codegen.spec.yaml_reader import YNode
 
-__all__ = ["parse_compute"]
+__all__ = ["call_problem", "parse_compute"]
 
 
 @dataclass(frozen=True)
@@ -163,10 +163,10 @@ def parse_compute(node: YNode, ctx: ComputeContext) -> ForeachCompute | None:
             r.error(node, f"'{t.name}' must be a tensor list (list: true): a foreach op maps lists to lists")
             ok = False
         ok = ctx.require_dtypes(node, t, FOREACH_DTYPES, "the foreach kernels take") and ok
-        if tuple(t.dtypes) != tuple(src.dtypes):
+        if ctx.dtypes_read(t, src) and tuple(t.dtypes) != tuple(src.dtypes):
             r.error(node, f"'{t.name}' must have the dtypes of '{src.name}' ({', '.join(d.name for d in src.dtypes)})")
             ok = False
-    if dst.shape is None or to_source(dst.shape) != src.name:
+    if dst.shape is not None and to_source(dst.shape) != src.name:  # a missing rule was reported
         r.error(node, f"'{dst.name}' must have the shape rule '{src.name}' (out[i] has {src.name}[i]'s shape)")
         ok = False
     formula_node = m[dst.name]
@@ -235,8 +235,25 @@ def _scaled(expr: object, names: tuple[str, ...], scalar: str | None) -> UnaryFu
     return None
 
 
+def call_problem(
+    compute: object, shapes: Mapping[str, tuple[int, ...]], attrs: Mapping[str, object]
+) -> tuple[str, str] | None:
+    """The first of the family's own phase-1 rules the call breaks, ``(input, why)``, or None: element ``i`` of each
+    input list after the first has the shape of element ``i`` of the first (the example gives one tensor per list;
+    the generated L2 API's ``CheckListShapesEqual``). Any other compute object: None."""
+    if not isinstance(compute, ForeachCompute):
+        return None
+    shapes_of = [shapes[n] for n in compute.sources if n in shapes]
+    for n in compute.sources[1:]:
+        if n in shapes and shapes_of and shapes[n] != shapes_of[0]:
+            first = compute.sources[0]
+            return n, f"{n}[0] (shape {list(shapes[n])}) must have the shape of {first}[0] {list(shapes_of[0])}"
+    return None
+
+
 if TYPE_CHECKING:  # mypy checks this module against the contract's protocol (codegen.registry.contract)
     from codegen.families.foreach import compute as _self
     from codegen.registry import contract
 
     _contract: contract.Compute = _self
+    _call_problem: contract.ComputeCallProblem = _self

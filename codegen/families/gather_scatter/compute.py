@@ -1,4 +1,5 @@
-"""The ``compute`` section of the ``gather_scatter`` family: its model and its parser.
+"""The ``compute`` section of the ``gather_scatter`` family: its parser (the model is
+:mod:`codegen.families.gather_scatter.model`).
 
 A gather/scatter op views a tensor as ``[P, A, Q]`` around ``dim`` (``A`` = the extent of ``dim``, ``P`` and
 ``Q`` the products of the dims before and after it) and moves rows ``[p, i, :]`` of ``Q`` elements as an
@@ -73,211 +74,29 @@ The family registry (:mod:`codegen.registry`) finds the parser as ``parse_comput
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from codegen.spec.errors import SourceLoc
+from codegen.families.gather_scatter import call_rules
+from codegen.families.gather_scatter.model import (
+    DIRECTIONS,
+    ELEMENTS,
+    FILL,
+    FLATTEN,
+    INDEX_ADD,
+    INDEX_DTYPES,
+    NEGATIVE_POLICIES,
+    SCATTER_ADD,
+    GatherScatterCompute,
+)
 from codegen.spec.expr import to_source
-from codegen.spec.model import DeviceAttr, DeviceInterface, DeviceTensor, DType, TensorSpec
+from codegen.spec.model import TensorSpec
 from codegen.spec.yaml_reader.nodes import YScalar, _join
 
 if TYPE_CHECKING:
-    from codegen.spec.model import OpSpec
     from codegen.spec.scopes import ComputeContext
     from codegen.spec.yaml_reader import Reader, YNode
 
-__all__ = ["parse_compute"]
-
-#: The directions the family generates.
-DIRECTIONS: tuple[str, ...] = ("gather", "gather_elements", "fill", "scatter_add", "index_add")
-#: The direction that gathers one source element per index element (``torch.gather``).
-ELEMENTS = "gather_elements"
-#: The direction that sets the slices along dim an index array names to a value (``Tensor.index_fill``).
-FILL = "fill"
-#: The direction that adds src's elements into the source at the index's positions (``Tensor.scatter_add``).
-SCATTER_ADD = "scatter_add"
-#: The row scatter-add: src's slices along dim added, times alpha, at the 1-d index's positions (``Tensor.index_add``).
-INDEX_ADD = "index_add"
-#: The dtype of the positions tensor the L2 API of a fill hands the device op.
-FILL_INDEX_DTYPE = DType.INT64
-#: Index dtypes the kernels read (the tiling key's index digit is the position).
-INDEX_DTYPES: tuple[DType, ...] = (DType.INT32, DType.INT64)
-#: What a negative index selects (``negative_index``): a zero row, or the row ``index + A`` (wrapped).
-NEGATIVE_POLICIES: tuple[str, ...] = ("zero", "wrap")
-#: The ``dim`` value that reads the source flattened (``P = Q = 1``).
-FLATTEN = "flatten"
-
-
-@dataclass(frozen=True)
-class GatherScatterCompute:
-    """What each tensor and attr of a gather/scatter op is.
-
-    Attributes:
-        direction: ``gather`` (read by index, write dense).
-        source: the input the rows are read from, viewed as ``[P, A, Q]``.
-        index: the index input (INT32 or INT64; 0-d or 1-d for an attr dim, any rank otherwise): ``K``
-            positions along ``dim``, in order.
-        dest: the output, ``[P, K, Q]`` in the source's dims, of the source's dtype.
-        dim: the int64 attr naming the dim, or None when the dim is a constant or the source is flattened.
-        dim_const: the constant dim (``flatten``: 0 of the flattened source), or None for an attr.
-        flatten: whether the source is read flattened (``dim: flatten``).
-        elements: whether one element is gathered per index element (``direction: gather_elements``; the
-            index has the source's rank and the output its shape).
-        negative: what a negative index selects (:data:`NEGATIVE_POLICIES`).
-        loc: the ``compute`` entry.
-        value: for ``direction: fill``, the scalar attr holding the fill value (``index`` then names an
-            int_array attr); None otherwise.
-        src: for ``direction: scatter_add`` and ``index_add``, the input whose elements are added; None otherwise.
-        alpha: for ``direction: index_add``, the scalar attr src's elements are multiplied by; None otherwise.
-    """
-
-    direction: str
-    source: str
-    index: str
-    dest: str
-    dim: str | None
-    dim_const: int | None
-    flatten: bool
-    negative: str
-    loc: SourceLoc
-    elements: bool = False
-    value: str | None = None
-    src: str | None = None
-    alpha: str | None = None
-
-    @property
-    def scatter(self) -> bool:
-        """Whether the op adds src's elements at the index's positions (``direction: scatter_add`` or
-        ``index_add``)."""
-        return self.src is not None
-
-    @property
-    def rows(self) -> bool:
-        """Whether the op is a row scatter (``direction: index_add``: a 1-d index, src's slices along dim
-        added times ``alpha``)."""
-        return self.direction == INDEX_ADD
-
-    @property
-    def fill(self) -> bool:
-        """Whether the op fills slices (``direction: fill``) instead of gathering."""
-        return self.value is not None
-
-    @property
-    def implies_device(self) -> bool:
-        """Whether :meth:`device_interface` gives the device op (a fill), so that the spec needs no ``device``
-        section for its array or scalar attr (the loader reads this)."""
-        return self.fill or self.alpha is not None
-
-    def device_interface(self, spec: OpSpec) -> DeviceInterface | None:
-        """The device op a fill or an index_add implies (None for the other directions, which take the aclnn
-        interface). A fill: inputs ``source``, ``index`` (the positions as a 1-d :data:`FILL_INDEX_DTYPE` tensor
-        made of the int_array) and ``value`` (one element of the source's dtype made of the aclScalar), the
-        output ``dest``, the int attr ``dim`` (REQUIRED). An index_add: inputs ``source``, ``index``, ``src`` and
-        ``alpha`` (one element of the source's dtype made of the aclScalar), the output ``dest``, the int attr
-        ``dim``."""
-        loc = self.loc
-        if self.alpha is not None and self.src is not None and self.dim is not None:
-            return DeviceInterface(
-                inputs=(
-                    DeviceTensor(self.source, self.source, loc),
-                    DeviceTensor(self.index, self.index, loc),
-                    DeviceTensor(self.src, self.src, loc),
-                    DeviceTensor(self.alpha, self.alpha, loc, like=self.source),
-                ),
-                outputs=(DeviceTensor(self.dest, self.dest, loc),),
-                attrs=(DeviceAttr(self.dim, self.dim, "int", None, loc),),
-                dtypes=None,
-                loc=loc,
-            )
-        if self.value is None or self.dim is None:
-            return None
-        return DeviceInterface(
-            inputs=(
-                DeviceTensor(self.source, self.source, loc),
-                DeviceTensor(self.index, self.index, loc, dtype=FILL_INDEX_DTYPE),
-                DeviceTensor(self.value, self.value, loc, like=self.source),
-            ),
-            outputs=(DeviceTensor(self.dest, self.dest, loc),),
-            attrs=(DeviceAttr(self.dim, self.dim, "int", None, loc),),
-            dtypes=None,
-            loc=loc,
-        )
-
-    def shape_rule(self) -> str:
-        """The output shape rule ``dim``'s kind asks for (the spec's output ``shape`` must be this text)."""
-        if self.fill or self.scatter:
-            return self.source
-        if self.elements:
-            return self.index
-        if self.flatten:
-            return f"inserted(shape(numel({self.source})), 0, {self.index})"
-        if self.dim is None:
-            return f"inserted({self.source}, {self.dim_const}, {self.index})"
-        return f"replaced({self.source}, {self.dim}, numel({self.index}))"
-
-    def view(self, source: tuple[int, ...], dim_value: int | None = None) -> tuple[tuple[int, ...], int]:
-        """``(shape, dim)`` the tiling views ``source`` with (:func:`~.plan.tiling.pqa` takes them): the
-        source's shape and ``dim_value`` (the attr's value) for an attr dim, the shape and the constant for a
-        constant dim, ``(numel,)`` and 0 for a flattened source."""
-        if self.flatten:
-            n = 1
-            for d in source:
-                n *= d
-            return (n,), 0
-        if self.dim is None:
-            assert self.dim_const is not None
-            return source, self.dim_const
-        if dim_value is None:
-            raise ValueError(f"the attr {self.dim} needs a value")
-        return source, dim_value
-
-    def out_shape(
-        self, source: tuple[int, ...], index: tuple[int, ...], dim_value: int | None = None
-    ) -> tuple[int, ...]:
-        """The output's shape for a source and an index of these shapes (:meth:`shape_rule`; ``dim_value``: the
-        attr's value, for an attr dim only).
-
-        Raises:
-            ValueError: the dim is out of range for ``source``.
-        """
-        if self.fill or self.scatter:
-            if dim_value is None:
-                raise ValueError(f"the attr {self.dim} needs a value")
-            rank = max(len(source), 1)
-            if not -rank <= dim_value < rank:
-                raise ValueError(f"dim {dim_value} is out of range for rank {len(source)}")
-            return source
-        if self.elements:
-            if dim_value is None:
-                raise ValueError(f"the attr {self.dim} needs a value")
-            rank = max(len(source), 1)
-            if not -rank <= dim_value < rank:
-                raise ValueError(f"dim {dim_value} is out of range for rank {len(source)}")
-            return index
-        if self.flatten:
-            return index
-        if self.dim is None:
-            d = self.dim_const
-            assert d is not None
-            if d >= len(source):
-                raise ValueError(f"dim {d} is out of range for rank {len(source)}")
-            return (*source[:d], *index, *source[d + 1 :])
-        if dim_value is None:
-            raise ValueError(f"the attr {self.dim} needs a value")
-        rank = max(len(source), 1)
-        if not -rank <= dim_value < rank:
-            raise ValueError(f"dim {dim_value} is out of range for rank {len(source)}")
-        if not source:
-            return ()
-        k = 1
-        for d in index:
-            k *= d
-        axis = dim_value % rank
-        return (*source[:axis], k, *source[axis + 1 :])
-
-    def first_output_shape(self, shape: tuple[int, ...], attrs: Mapping[str, object]) -> tuple[int, ...]:
-        """``shape``: the output shape rule alone gives the output's shape (``attrs`` unused)."""
-        return shape
+__all__ = ["call_problem", "parse_compute"]
 
 
 def parse_gather_scatter_compute(node: YNode, ctx: ComputeContext) -> GatherScatterCompute | None:
@@ -365,13 +184,19 @@ def parse_gather_scatter_compute(node: YNode, ctx: ComputeContext) -> GatherScat
         t = inputs[index]
         if not ctx.require_dtypes(m["index"], t, INDEX_DTYPES, "an index input takes"):
             ok = False
-        if dim is not None and t.rank[1] > 1 and direction != ELEMENTS:
+        if dim is not None and t.rank[1] > 1 and direction != ELEMENTS and ctx.ranks_read(t):
             r.error(m["index"], f"index input '{index}' must have rank 0 or 1 with an attr dim, got up to {t.rank[1]}")
             ok = False
-    if source is not None and dim_const is not None and not flatten and dim_const >= inputs[source].rank[0]:
+    if (
+        source is not None
+        and dim_const is not None
+        and not flatten
+        and ctx.ranks_read(inputs[source])
+        and dim_const >= inputs[source].rank[0]
+    ):
         r.error(m["dim"], f"dim {dim_const} is not below the smallest rank of '{source}' ({inputs[source].rank[0]})")
         ok = False
-    if source is not None and dest is not None and not _same_dtypes(inputs[source], outputs[dest]):
+    if source is not None and dest is not None and not _same_dtypes(ctx, inputs[source], outputs[dest]):
         r.error(
             m["dest"],
             f"output '{dest}' must list the dtypes and product_dtypes of '{source}' in the same order (it takes "
@@ -384,7 +209,13 @@ def parse_gather_scatter_compute(node: YNode, ctx: ComputeContext) -> GatherScat
     if direction == ELEMENTS and dim_node is not None and dim is None:
         r.error(m["dim"], "direction gather_elements needs an int64 attr as dim")
         ok = False
-    if direction == ELEMENTS and source is not None and index is not None and inputs[source].rank != inputs[index].rank:
+    if (
+        direction == ELEMENTS
+        and source is not None
+        and index is not None
+        and ctx.ranks_read(inputs[source], inputs[index])
+        and inputs[source].rank != inputs[index].rank
+    ):
         r.error(
             m["index"],
             f"index input '{index}' must have the rank range of '{source}' for gather_elements "
@@ -446,7 +277,7 @@ def _parse_fill(node: YNode, m: Mapping[str, YNode], ctx: ComputeContext) -> Gat
             m["index"], f"int_array attr '{names['index']}' must have length: any (CANN takes any number of positions)"
         )
         ok = False
-    if "source" in names and "dest" in names and not _same_dtypes(inputs[names["source"]], outputs[names["dest"]]):
+    if "source" in names and "dest" in names and not _same_dtypes(ctx, inputs[names["source"]], outputs[names["dest"]]):
         r.error(
             m["dest"],
             f"output '{names['dest']}' must list the dtypes and product_dtypes of '{names['source']}' in the same "
@@ -503,14 +334,19 @@ def _parse_scatter(node: YNode, ctx: ComputeContext, direction: str) -> GatherSc
     for key in ("src", "dest"):
         if "source" in names and key in names:
             t = (inputs if key == "src" else outputs)[names[key]]
-            if not _same_dtypes(inputs[names["source"]], t):
+            if not _same_dtypes(ctx, inputs[names["source"]], t):
                 r.error(
                     m[key],
                     f"'{names[key]}' must list the dtypes and product_dtypes of '{names['source']}' in the same order",
                 )
                 ok = False
     for key in ("src",) if rows else ("index", "src"):
-        if "source" in names and key in names and inputs[names[key]].rank != inputs[names["source"]].rank:
+        if (
+            "source" in names
+            and key in names
+            and ctx.ranks_read(inputs[names[key]], inputs[names["source"]])
+            and inputs[names[key]].rank != inputs[names["source"]].rank
+        ):
             r.error(m[key], f"input '{names[key]}' must have the rank range of '{names['source']}'")
             ok = False
     if rows and "index" in names and inputs[names["index"]].rank[1] > 1:
@@ -575,17 +411,32 @@ def _with_output_shape(
     return model
 
 
-def _same_dtypes(source: TensorSpec, dest: TensorSpec) -> bool:
+def _same_dtypes(ctx: ComputeContext, source: TensorSpec, dest: TensorSpec) -> bool:
     """Whether ``dest`` takes ``source``'s dtype list on every product: the same ``dtypes`` and
-    ``product_dtypes`` (product names in any order, each list in the same order)."""
+    ``product_dtypes`` (product names in any order, each list in the same order); True when either list was
+    not read (reported there: :meth:`ComputeContext.dtypes_read`)."""
+    if not ctx.dtypes_read(source, dest):
+        return True
     return source.dtypes == dest.dtypes and dict(source.product_dtypes) == dict(dest.product_dtypes)
 
 
 #: The family's compute parser (see :mod:`codegen.registry`).
 parse_compute = parse_gather_scatter_compute
 
+
+def call_problem(
+    compute: object, shapes: Mapping[str, tuple[int, ...]], attrs: Mapping[str, object]
+) -> tuple[str, str] | None:
+    """The first of the family's own phase-1 shape rules the call breaks, ``(input or attr, why)``, or None
+    (:func:`codegen.families.gather_scatter.call_rules.call_problem`; any other compute object: None)."""
+    if not isinstance(compute, GatherScatterCompute):
+        return None
+    return call_rules.call_problem(compute, shapes, attrs)
+
+
 if TYPE_CHECKING:  # mypy checks this module against the contract's protocols (codegen.registry.contract)
     from codegen.families.gather_scatter import compute as _self
     from codegen.registry import contract
 
     _contract: contract.Compute = _self
+    _call_problem: contract.ComputeCallProblem = _self

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from codegen.check.constraints import TensorStandIn
-from codegen.families.gather_scatter.compute import GatherScatterCompute
+from codegen.families.gather_scatter.model import GatherScatterCompute
 from codegen.families.gather_scatter.plan.fill import FILL_TILES, fill_decision
 from codegen.families.gather_scatter.plan.scatter import scatter_decision
 from codegen.families.gather_scatter.plan.tiling import (

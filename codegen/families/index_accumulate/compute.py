@@ -18,6 +18,7 @@ The family registry (:mod:`codegen.registry`) finds the parser as ``parse_comput
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -30,7 +31,7 @@ if TYPE_CHECKING:
     from codegen.spec.scopes import ComputeContext
     from codegen.spec.yaml_reader import YNode
 
-__all__ = ["parse_compute"]
+__all__ = ["call_problem", "parse_compute"]
 
 #: Index dtypes the family's kernels decode (floating ones toward zero, BOOL as 0/1), in key order.
 INDEX_DTYPES: tuple[DType, ...] = (
@@ -158,13 +159,13 @@ def parse_index_accumulate_compute(node: YNode, ctx: ComputeContext) -> IndexAcc
             continue
         if not ctx.require_dtypes(m[key], t, ROW_DTYPES, "the family accumulates in fp32 and supports"):
             ok = False
-    if rows is not None and rows.rank[0] < 2:
+    if rows is not None and ctx.ranks_read(rows) and rows.rank[0] < 2:
         r.error(
             m["rows"],
             f"rows input '{rows.name}' needs rank at least 2 ([..., D]), but its rank starts at {rows.rank[0]}",
         )
         ok = False
-    if out is not None and out.rank != (2, 2):
+    if out is not None and ctx.ranks_read(out) and out.rank != (2, 2):
         r.error(
             m["accumulate"],
             f"output '{out.name}' must have rank exactly 2 ([num_rows, D]), got {out.rank[0]}-{out.rank[1]}",
@@ -198,8 +199,30 @@ def parse_index_accumulate_compute(node: YNode, ctx: ComputeContext) -> IndexAcc
 #: The family's compute parser (see :mod:`codegen.registry`).
 parse_compute = parse_index_accumulate_compute
 
+
+def call_problem(
+    compute: object, shapes: Mapping[str, tuple[int, ...]], attrs: Mapping[str, object]
+) -> tuple[str, str] | None:
+    """The first of the family's own phase-1 rules the call breaks, ``(input, why)``, or None: the rows input
+    ``[..., D]`` holds one row per element of the index (the generated L2 API's ``RowCount`` check; the output's
+    ``[num_rows, D]`` is its shape rule). Any other compute object: None."""
+    if not isinstance(compute, IndexAccumulateCompute):
+        return None
+    rows, index = shapes.get(compute.rows), shapes.get(compute.index)
+    if rows is None or index is None or not rows:
+        return None
+    count = math.prod(rows[:-1])
+    if count != math.prod(index):
+        return compute.index, (
+            f"{compute.rows} {list(rows)} has {count} rows once its leading axes are flattened, but "
+            f"{compute.index} {list(index)} has {math.prod(index)} elements; they must be equal"
+        )
+    return None
+
+
 if TYPE_CHECKING:  # mypy checks this module against the contract's protocols (codegen.registry.contract)
     from codegen.families.index_accumulate import compute as _self
     from codegen.registry import contract
 
     _contract: contract.Compute = _self
+    _call_problem: contract.ComputeCallProblem = _self

@@ -50,6 +50,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from codegen.families.row_reduce import call_rules
 from codegen.spec.errors import SourceLoc, SpecError
 from codegen.spec.expr import Binary, Call, Expr, Name, Num, Unary, fp32_constant_message, parse_expr, walk
 from codegen.spec.model import DType
@@ -59,7 +60,7 @@ if TYPE_CHECKING:
     from codegen.spec.scopes import ComputeContext
     from codegen.spec.yaml_reader import YNode
 
-__all__ = ["parse_compute"]
+__all__ = ["call_problem", "parse_compute"]
 
 #: The one table of the functions a step may call, each with its role: a reduction along the dim (only as a
 #: step's whole formula) or an elementwise function (fp32 vector instructions Exp, Ln, Sqrt). Every list of
@@ -483,8 +484,19 @@ def _check_expr(
     return fp32_constant_message(expr) or ""
 
 
+def call_problem(
+    compute: object, shapes: Mapping[str, tuple[int, ...]], attrs: Mapping[str, object]
+) -> tuple[str, str] | None:
+    """The first of the family's own phase-1 shape rules the call breaks, ``(input or attr, why)``, or None
+    (:func:`codegen.families.row_reduce.call_rules.call_problem`; any other compute object: None)."""
+    if not isinstance(compute, RowReduceCompute):
+        return None
+    return call_rules.call_problem(compute, shapes, attrs)
+
+
 if TYPE_CHECKING:  # mypy checks this module against the contract's protocols (codegen.registry.contract)
     from codegen.families.row_reduce import compute as _self
     from codegen.registry import contract
 
     _contract: contract.Compute = _self
+    _call_problem: contract.ComputeCallProblem = _self

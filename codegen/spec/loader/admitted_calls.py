@@ -5,13 +5,14 @@ omits the attrs that have defaults.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from codegen.spec.expr import ExprEvalError, evaluate, to_source
 from codegen.spec.expr import names as expr_names
 from codegen.spec.loader.state import ParseState
 from codegen.spec.model import AttrSpec, Constraint, DType, Example, TensorSpec
 from codegen.spec.yaml_reader import YMap, YNode, YScalar, YSeq
+from codegen.types import AclnnStatus
 
 
 def _rejecting_products(
@@ -122,3 +123,38 @@ def example_within_constraints(
 def _fill_placeholders(message: str, env: Mapping[str, object]) -> str:
     """``message`` with each ``{name}`` that ``env`` holds replaced by its value (others kept as written)."""
     return re.sub(r"\{(\w+)\}", lambda k: str(env.get(k.group(1), k.group(0))), message)
+
+
+def example_within_family_rules(
+    st: ParseState,
+    node: YNode,
+    example: Example,
+    problem: Callable[[Mapping[str, tuple[int, ...]], Mapping[str, object]], tuple[str, str] | None],
+) -> None:
+    """Records an error at the example's entry of the tensor or attr at fault (else the example) when the
+    example call breaks a rule of the family's phase 1 (``problem``: the family's
+    :meth:`codegen.registry.Family.call_problem` for the op's compute): the generated example program
+    would fail with 161002 (ACLNN_ERR_PARAM_INVALID) there. The example's attrs hold the defaults of those it
+    leaves out."""
+    shapes = {name: t.shape for name, t in example.inputs}
+    found = problem(shapes, dict(example.attrs))
+    if found is None:
+        return
+    name, why = found
+    where = node
+    for section in ("attrs", "inputs"):
+        entries = dict(_entries(node)).get(section)
+        hit = dict(_entries(entries)).get(name) if entries is not None else None
+        if hit is not None:
+            where = hit
+            break
+    st.r.error(
+        where,
+        f"the example call breaks a rule phase 1 applies: {why}; the example program would fail with status "
+        f"{int(AclnnStatus.ACLNN_ERR_PARAM_INVALID)} (ACLNN_ERR_PARAM_INVALID). Change the example's attrs or tensors",
+    )
+
+
+def _entries(node: YNode | None) -> list[tuple[object, YNode]]:
+    """The ``(key, value node)`` entries of a mapping node (none for another node)."""
+    return [(k.value, v) for k, v in node.entries] if isinstance(node, YMap) else []

@@ -11,7 +11,14 @@ from typing import cast
 from codegen.spec.expr import FLOAT32_MAX, INT64_MAX, INT64_MIN
 from codegen.spec.loader.fields import IN_PARAM_TABLE, read_header_name, read_tensor_name, within_dtype
 from codegen.spec.loader.state import ParseState
-from codegen.spec.model import ANY_LENGTH, MAX_ARRAY_LENGTH, SCALAR_ACL_IDS, SCALAR_DTYPES_DEFAULT, AttrSpec
+from codegen.spec.model import (
+    ANY_LENGTH,
+    MAX_ARRAY_LENGTH,
+    SCALAR_ACL_IDS,
+    SCALAR_DTYPES_DEFAULT,
+    AttrSpec,
+    number_scalar_dtype,
+)
 from codegen.spec.naming import a_or_an, value_name_problem
 from codegen.spec.yaml_reader import YNode, YScalar, YSeq
 from codegen.spec.yaml_reader.nodes import _describe, _join, _show_key
@@ -69,8 +76,11 @@ def read_attr(st: ParseState, node: YNode) -> AttrSpec:
             elif isinstance(m["dtypes"], YSeq) and not m["dtypes"].items:
                 r.error(m["dtypes"], f"empty dtype list; give at least one of: {', '.join(SCALAR_ACL_IDS)}")
     if type_ == "scalar" and isinstance(default, float) and "default" in m:
-        # a call that leaves the attr out passes an aclScalar of its first dtype holding the default
-        kept = within_dtype(st, m["default"], default, scalar_dtypes[0])
+        # a call that leaves the attr out passes the default as a number: an aclScalar of the attr's number
+        # dtype (DOUBLE where it takes one, else its first floating dtype)
+        dtype = number_scalar_dtype(scalar_dtypes)
+        why = f": a call leaving '{name}' out passes its default as {a_or_an(dtype)} {dtype} aclScalar"
+        kept = within_dtype(st, m["default"], default, dtype, why)
         if kept is None:
             default = None
     if "default" in m and default is None:

@@ -488,7 +488,7 @@ def _scalar_input(
             if dst is None:
                 return None
             src = DType[key]
-            if src not in tensor.all_dtypes or dst is src:
+            if (src not in tensor.all_dtypes and tensor.name not in st.unread_dtypes) or dst is src:
                 r.error(node, f"dtype_map maps a dtype of '{tensor.name}' to another; {key} -> {dst.name} does not")
                 return None
             pairs.append((src, dst))

@@ -152,7 +152,8 @@ def read_dtype_columns(
             complete = False
             continue
         out.append(column)
-    if complete and out and inputs:
+    # a tensor whose dtypes were reported (missing, unknown) would only make the one-dtype rule fail again
+    if complete and out and inputs and not st.unread_dtypes & {t.name for t in (*inputs, *outputs)}:
         launched = [c for c in out if not c.arrays]
         fixed = fixed_outputs(launched, outputs)
         if family and registry.family(family).fixed_inputs:

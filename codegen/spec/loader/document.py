@@ -13,7 +13,11 @@ from codegen.registry import FamilyName, family_names
 from codegen.spec.errors import SpecError
 from codegen.spec.expr import ExprType
 from codegen.spec.generated_names import generated_name_problems
-from codegen.spec.loader.admitted_calls import defaults_within_constraints, example_within_constraints
+from codegen.spec.loader.admitted_calls import (
+    defaults_within_constraints,
+    example_within_constraints,
+    example_within_family_rules,
+)
 from codegen.spec.loader.attrs import read_attr
 from codegen.spec.loader.constraints import read_constraint
 from codegen.spec.loader.device import read_device
@@ -213,7 +217,9 @@ def parse_op_spec(st: ParseState) -> OpSpec | None:
     if "compute" in m and family:
         # the compute reads what the device op takes: a host input (device.host_inputs) is no name of it
         launched = tuple(t for t in inputs if device is None or t.name not in device.host_inputs)
-        ctx = ComputeContext(r, launched, outputs, attrs, st.taken)
+        ctx = ComputeContext(
+            r, launched, outputs, attrs, st.taken, frozenset(st.unread_dtypes), frozenset(st.unread_ranks)
+        )
         compute = registry.family(family).parse_compute(m["compute"], ctx)
     # a compute model that implies the device interface (an index fill's) carries its arrays itself; a
     # compute that failed was reported (its arrays are judged once it loads)
@@ -236,6 +242,11 @@ def parse_op_spec(st: ParseState) -> OpSpec | None:
     )
     if example is not None:
         example_within_constraints(st, m["example"], example, constraints, attrs, outputs, products)
+        if compute is not None and family:
+            rules = registry.family(family)
+            example_within_family_rules(
+                st, m["example"], example, lambda shapes, values: rules.call_problem(compute, shapes, values)
+            )
     if "attrs" in m:
         defaults_within_constraints(st, m["attrs"], constraints, attrs, products)
 

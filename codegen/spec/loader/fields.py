@@ -108,12 +108,13 @@ def read_header_name(st: ParseState, node: YNode | None, name: str) -> str:
     return text
 
 
-def within_dtype(st: ParseState, node: YNode, value: float, dtype: str) -> float | None:
-    """``value``, or None (recorded) when it is beyond the finite range of the floating dtype ``dtype``
-    (:data:`FLOAT_DTYPE_MAX`; another name is not checked): the example program would hold an infinity."""
+def within_dtype(st: ParseState, node: YNode, value: float, dtype: str, why: str = "") -> float | None:
+    """``value``, or None (recorded, with ``why`` appended: why ``dtype`` is the one) when it is beyond the
+    finite range of the floating dtype ``dtype`` (:data:`FLOAT_DTYPE_MAX`; another name is not checked): the
+    call would pass an infinity."""
     limit = FLOAT_DTYPE_MAX.get(dtype)
     if limit is not None and abs(value) > limit:
-        st.r.error(node, f"{value:g} is beyond {dtype}'s range (+-{limit:.9g})")
+        st.r.error(node, f"{value:g} is beyond {dtype}'s range (+-{limit:.9g}){why}")
         return None
     return value
 

@@ -209,8 +209,8 @@ def graph_vs_device(
     for t, source in zip((*graph.inputs, *graph.outputs), carried, strict=True):
         listed = t.dtypes or ties.get(t.symbol, ())
         spec_tensor = by_name.get(source) if source is not None else None
-        if not listed or spec_tensor is None:
-            continue  # a metadef dtype class, or an input no aclnn tensor feeds
+        if not listed or spec_tensor is None or spec_tensor.name in st.unread_dtypes:
+            continue  # a metadef dtype class, an input no aclnn tensor feeds, or a dtype list reported
         opdef = {d.ge_name for d in spec_tensor.dtypes}
         if not opdef & set(listed):
             r.error(

@@ -23,8 +23,11 @@ class ParseState:
         taken: names claimed so far (tensors, attrs, the compute's names) -> the field path and place of each
             claim (a constraint's ``let`` names claim in a copy).
         op_products: the op's products, once parsed.
-        unread_dtypes: the tensors whose ``dtypes`` hold an item naming no dtype (reported there): other
-            entries are not checked against their dtypes, as the unknown name may have meant any dtype.
+        unread_dtypes: the tensors whose ``dtypes`` are missing (a misspelt key) or hold an item naming no dtype
+            (reported there): other entries are not checked against their dtypes, as the list may have meant
+            any dtype.
+        unread_ranks: the tensors whose ``rank`` is missing (a misspelt key) or invalid (reported there): rules
+            on their rank are not checked against the stand-in ``[0, 8]``.
         unread_defaults: the attrs whose ``default`` was given but is invalid (reported there): the example
             does not also report them as missing.
         family: the op's family once read (``""`` before, or when the spec names none or an unknown one).
@@ -38,5 +41,6 @@ class ParseState:
         self.taken: dict[str, tuple[str, SourceLoc]] = {}
         self.op_products: tuple[str, ...] = ()
         self.unread_dtypes: set[str] = set()
+        self.unread_ranks: set[str] = set()
         self.unread_defaults: set[str] = set()
         self.family = ""

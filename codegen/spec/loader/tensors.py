@@ -26,9 +26,12 @@ def read_tensor(st: ParseState, node: YNode, index: int, is_output: bool) -> tup
     kind = "output" if is_output else "input"
     name = read_tensor_name(st, m["name"], f"<{kind} {index}>") if "name" in m else f"<{kind} {index}>"
     dtypes = st.r.dtypes(m["dtypes"]) if "dtypes" in m else ()
-    if "dtypes" in m and st.r.unread_dtypes(m["dtypes"]):
-        st.unread_dtypes.add(name)
+    if "dtypes" not in m or st.r.unread_dtypes(m["dtypes"]):
+        st.unread_dtypes.add(name)  # missing (or misspelt) or naming an unknown dtype: reported, not compared
+    errors = len(st.r.errors)
     rank = read_rank(st, m["rank"]) if "rank" in m else (0, MAX_RANK)
+    if "rank" not in m or len(st.r.errors) > errors:
+        st.unread_ranks.add(name)  # missing (or misspelt) or invalid: reported, its stand-in not judged
     description = (st.r.line(m["description"], IN_PARAM_TABLE) or "") if "description" in m else ""
     optional_flag = bool(st.r.boolean(m["optional"])) if "optional" in m else False
     const = bool(st.r.boolean(m["const"])) if "const" in m else False

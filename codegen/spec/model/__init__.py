@@ -40,6 +40,7 @@ from codegen.spec.model.params import (
     AttrSpec,
     TensorSpec,
     absent_optional_shapes,
+    number_scalar_dtype,
 )
 from codegen.spec.model.products import VECTOR_CLASSES, Catalogue, CostModel, Figure, Product, VectorCost
 from codegen.types import ACLNN_STATUS_CODES, DType
@@ -83,5 +84,6 @@ __all__ = [
     "fixed_input_dtype",
     "fixed_inputs",
     "fixed_outputs",
+    "number_scalar_dtype",
     "snake_case",
 ]

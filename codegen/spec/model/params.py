@@ -43,6 +43,20 @@ SCALAR_DTYPES_DEFAULT: tuple[str, ...] = (
 #: aclDataType values of the dtypes an aclScalar may have (acl/acl_base.h, through the type table).
 SCALAR_ACL_IDS: dict[str, int] = {d.name: d.acl_id for d in DType}
 
+#: The aclScalar dtypes holding a real number, widest first.
+FLOATING_SCALARS = ("DOUBLE", "FLOAT", "FLOAT16", "BF16")
+
+
+def number_scalar_dtype(scalar_dtypes: Sequence[str]) -> str:
+    """The aclScalar dtype a real number for a ``scalar`` attr accepting ``scalar_dtypes`` (names of
+    :data:`SCALAR_ACL_IDS`, non-empty) is passed as, by the Python API and so for the attr's ``default``: a
+    number is a C double, so ``DOUBLE`` when listed (an API may take a DOUBLE scalar beside every tensor dtype,
+    where FLOAT suits FLOAT and BF16 tensors only), else the first floating dtype listed (``FLOAT``), else the
+    first dtype."""
+    if "DOUBLE" in scalar_dtypes:
+        return "DOUBLE"
+    return next((d for d in scalar_dtypes if d in FLOATING_SCALARS), scalar_dtypes[0])
+
 
 @dataclass(frozen=True)
 class TensorSpec:
@@ -145,8 +159,8 @@ class AttrSpec:
     loc: SourceLoc
     #: ``string`` attrs (a ``char *`` parameter) keep their allowed strings in ``values`` as
     #: ``((0, "none"), (1, "tanh"))``: expressions see the index, ``default`` is the string.
-    #: ``scalar`` attrs: the aclScalar dtypes accepted (names of :data:`SCALAR_ACL_IDS`), the first one the
-    #: dtype a Python number is passed as; empty for other types.
+    #: ``scalar`` attrs: the aclScalar dtypes accepted (names of :data:`SCALAR_ACL_IDS`; a Python number and the
+    #: default are passed as :attr:`number_dtype`); empty for other types.
     scalar_dtypes: tuple[str, ...] = ()
     header_name: str = ""
     #: array attrs: the inclusive ``(lo, hi)`` range of lengths the L2 API accepts (a fixed length ``n`` is
@@ -158,6 +172,12 @@ class AttrSpec:
     def c_name(self) -> str:
         """The parameter's name in the aclnn header: :attr:`header_name`, else :attr:`name`."""
         return self.header_name or self.name
+
+    @property
+    def number_dtype(self) -> str:
+        """A ``scalar`` attr's aclScalar dtype for a real number (:func:`number_scalar_dtype`: ``DOUBLE`` where
+        it takes one); "" for other types."""
+        return number_scalar_dtype(self.scalar_dtypes) if self.scalar_dtypes else ""
 
     @property
     def is_array(self) -> bool:

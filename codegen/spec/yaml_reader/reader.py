@@ -4,6 +4,7 @@ records every problem as a :class:`~codegen.spec.errors.SpecError` and returns N
 from __future__ import annotations
 
 import dataclasses
+import difflib
 import keyword
 import math
 import re
@@ -57,8 +58,10 @@ class Reader:
     def mapping(self, node: YNode, required: Sequence[str], optional: Sequence[str] = ()) -> dict[str, YNode] | None:
         """The entries of a mapping with exactly these keys.
 
-        Records: not a mapping; each unknown key (at its line, listing the allowed keys); each missing
-        required key (at the mapping's line, field ``path.key``).
+        Records: not a mapping; each unknown key (at its line, listing the allowed keys, and naming the
+        absent allowed key it is likely a misspelling of: ``did you mean 'dtypes'?``); each missing required key
+        (at the mapping's line, field ``path.key``) unless an unknown key was reported as its misspelling (one
+        typo, one error).
 
         Returns:
             The known entries by key (missing ones absent), or None when ``node`` is not a mapping.
@@ -67,14 +70,20 @@ class Reader:
             self.error(node, f"expected a mapping, got {_describe(node)}")
             return None
         allowed = set(required) | set(optional)
+        given = {key.value for key, _ in node.entries}
+        absent = sorted(allowed - given)
+        misspelt: set[str] = set()
         out: dict[str, YNode] = {}
         for key, value in node.entries:
             if not isinstance(key.value, str) or key.value not in allowed:
-                self.error(key, f"unknown key {_show_key(key.value)}; allowed: {', '.join(sorted(allowed))}")
+                close = difflib.get_close_matches(key.value, absent, n=1) if isinstance(key.value, str) else []
+                meant = f" (did you mean '{close[0]}'?)" if close else ""
+                misspelt.update(close)
+                self.error(key, f"unknown key {_show_key(key.value)}{meant}; allowed: {', '.join(sorted(allowed))}")
                 continue
             out[key.value] = value
         for name in required:
-            if name not in out:
+            if name not in out and name not in misspelt:
                 self.error(
                     node,
                     f"missing required key '{name}'; required here: {', '.join(sorted(required))}",

@@ -26,7 +26,7 @@ from codegen.families.gather_scatter.cases.rows import row_status_cases, row_val
 from codegen.families.gather_scatter.cases.scatter import scatter_status_cases, scatter_value_cases
 from codegen.families.gather_scatter.cases.status import status_cases
 from codegen.families.gather_scatter.cases.values import Maker, value_cases
-from codegen.families.gather_scatter.compute import FILL_INDEX_DTYPE, GatherScatterCompute
+from codegen.families.gather_scatter.model import FILL_INDEX_DTYPE, GatherScatterCompute
 from codegen.spec.model import DType, OpSpec, Product
 
 __all__ = ["check_cases", "check_offsets", "infer_output", "probe_ranges"]

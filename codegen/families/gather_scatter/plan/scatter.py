@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import partial
 
-from codegen.families.gather_scatter.compute import GatherScatterCompute
+from codegen.families.gather_scatter.model import GatherScatterCompute
 from codegen.plan import unit_tests as ut
 from codegen.plan.scatter import SCATTER_DIMS, ScatterPlan, ScatterView, plan_scatter, scatter_view
 from codegen.plan.tiling_decision import UbSplitDecision

@@ -3,7 +3,7 @@ form ``index_add``, aclnnIndexAdd): its status table, its constraint lines and i
 
 from __future__ import annotations
 
-from codegen.families.gather_scatter.compute import GatherScatterCompute
+from codegen.families.gather_scatter.model import GatherScatterCompute
 from codegen.plan.constraints import constraint_doc_lines
 from codegen.plan.doc_tables import StatusRow, format_rule_text, status_table
 from codegen.plan.scatter import ATOMIC_SLOTS, LINE_BYTES

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from codegen.families.gather_scatter.compute import FILL_INDEX_DTYPE, GatherScatterCompute
+from codegen.families.gather_scatter.model import FILL_INDEX_DTYPE, GatherScatterCompute
 from codegen.families.gather_scatter.plan.fields import TILING_FIELDS, VIEW_DIMS
 from codegen.families.gather_scatter.plan.fill import FILL_TILES, MODE_FILL, REGBASE_NPU_ARCHS
 from codegen.families.gather_scatter.plan.fill_docs import fill_constraint_lines, fill_status_rows, fill_tiling_lines

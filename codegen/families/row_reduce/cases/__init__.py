@@ -10,7 +10,8 @@ subtraction exp overflows, without fp32 accumulation 16-bit sums lose the small 
 -inf and NaN (also inside a multi-chunk row), lines with them along a non-last dim (inner 3), -inf line
 chunks before the finite ones (the line-chunked combine of a non-last dim); non-contiguous inputs (a
 transposed first input, the others every second element) and a strided out, along the last dim (and dim 0
-unless ``quick``); many rows over all cores (a determinism case).
+unless ``quick``); many rows over all cores (a determinism case); rows of 64 elements, whose tiles are one
+GM range copied in one DMA.
 An ``out`` of another supported dtype than a FLOAT input is accepted and gets the result cast to it (CANN's
 rule: aclnn_softmax.cpp and the other row ops' op_api check ``out`` against the dtype list only and end with
 ``l0op::Cast(result, out->GetDataType())``).

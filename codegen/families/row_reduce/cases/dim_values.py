@@ -89,6 +89,8 @@ def dim_value_cases(
         yield case(dt, (2, 3, 4, 5), 2, "rank 4, dim 2")
         yield case(dt, (9, 64), 0, "dim 0, inner 64")
     yield case(dt, (3 * product.vector_core_num + 5, 37), -1, "rows over all cores", tags=("multicore",))
+    # rows of a multiple of 16 elements lie back to back in GM and UB: a tile of them is one copy
+    yield case(dt, (2 * product.vector_core_num + 3, 64), -1, "rows of 64 (a tile of rows is one copy)")
     yield case(dt, (5, 81), -1, "R = 81 (16k + 1: an odd half in a halving fold)")
     if first:
         several = several_tiles_rows(spec, product, dt)

@@ -51,11 +51,14 @@ def rows_value_cases(
     # one more chunked row than cores: the first core takes two (the per-row state and a column sum's partial,
     # set by a core's first row and added into by the later ones, carried from row to row)
     several_chunked = (product.vector_core_num + 1, fit + 1)
+    # rows of a multiple of 16 elements lie back to back in GM and UB: a tile of them is one copy
+    contiguous = (2 * product.vector_core_num + 3, 64)
     if not full:
         yield one((5, 10), "rows of 10")
         yield one((2, fit + 1), "R one above the UB limit (chunked)")
         yield one((1, 3 * fit + 77), "R far above UB (multi-chunk)")
         yield one(several_chunked, "chunked rows, two on the first core")
+        yield one(contiguous, "rows of 64 (a tile of rows is one copy)")
         yield one((6, 50), "inf and NaN rows", special_rows(arr((6, 50)), x_name, dt))
         return
     yield one((7, 1), "R = 1")
@@ -83,6 +86,7 @@ def rows_value_cases(
     if floats:
         yield one((5, 33), "float attrs 0.5", {**arr((5, 33)), **{n: 0.5 for n in floats}})
     yield one((3 * product.vector_core_num + 5, 37), "rows over all cores", tags=("multicore",))
+    yield one(contiguous, "rows of 64 (a tile of rows is one copy)")
     yield one((5, 81), "R = 81 (16k + 1: an odd half in a halving fold)")
     tiled = several_tiles_rows(spec, product, launched)
     if tiled is not None:

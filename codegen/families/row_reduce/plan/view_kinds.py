@@ -204,6 +204,13 @@ class KernelView(KernelBase):
     row_out_flags: tuple[str, ...]
     #: per aclnn output, ``true`` when it is a column sum (:func:`tensors.column_outputs`), and their count
     col_out_flags: tuple[str, ...]
+    #: how many outputs have one value per row (0: the kernel has no per-row output code)
+    row_out_n: int
+    #: whether a reduction is a max, a max an online sum rescales with, a mean an online sum of squares is
+    #: centred on (the kernel holds the code of each only when it is)
+    has_max: bool
+    has_rescaled: bool
+    has_centred: bool
     #: per aclnn output, the input line a column sum adds as it is (its summand is that input), else -1
     col_direct: tuple[int, ...]
     column_n: int

@@ -71,7 +71,8 @@ class LoweredView:
 
 @dataclass(frozen=True)
 class DispatchView:
-    """A switch over lowered functions: its C++ ``name``, the ``fns`` by index, ``scalar`` (they take the
+    """A switch over lowered functions: its C++ ``name``, the ``fns`` by index ("": no case, the index is never
+    dispatched), ``scalar`` (they take the
     row's scalars and the kept subformulas) or not (they take lines), ``returns`` (the line of the value)."""
 
     name: str

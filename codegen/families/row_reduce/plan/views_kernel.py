@@ -52,6 +52,7 @@ def kernel_parts(spec: OpSpec, products: list[Product], prog: Program) -> dict[s
         "row_in_flags": ["true" if n in rows_in else "false" for n in spec.input_names],
         "row_out_flags": ["true" if n in row_outputs(spec) else "false" for n in spec.output_names],
         "col_out_flags": ["true" if n in column_outputs(spec) else "false" for n in spec.output_names],
+        "row_out_n": len(row_outputs(spec)),
         "col_direct": [
             d if n in column_outputs(spec) else -1
             for n, d in zip(spec.output_names, prog.code["out_direct"], strict=True)
@@ -74,6 +75,9 @@ def kernel_parts(spec: OpSpec, products: list[Product], prog: Program) -> dict[s
         "red_n": len(prog.reductions),
         "temps_n": max(prog.temps, 1),
         "pass_n": prog.pass_num,
+        "has_max": any(r.kind == "max" for r in prog.reductions),
+        "has_rescaled": any(r.online >= 0 and prog.reductions[r.online].kind == "max" for r in prog.reductions),
+        "has_centred": any(r.online >= 0 and prog.reductions[r.online].kind == "mean" for r in prog.reductions),
         "level_n": prog.level_num,
         "save_n": len(prog.saves),
         "reductions": [
@@ -101,7 +105,14 @@ def kernel_parts(spec: OpSpec, products: list[Product], prog: Program) -> dict[s
         ],
         "row_values": prog.row_values,
         **lowered_views(
-            prog, [r.name for r in prog.reductions], [n for n, _ in prog.outputs], strided=not compute_of(spec).rows
+            prog,
+            [r.name for r in prog.reductions],
+            [n for n, _ in prog.outputs],
+            strided=not compute_of(spec).rows,
+            unused=frozenset(
+                {f"EvalArg{k}" for k, r in enumerate(prog.reductions) if r.kind == LOAD}
+                | {f"EvalOut{k}" for k, (n, _) in enumerate(prog.outputs) if n in row_outputs(spec)}
+            ),
         ),
         "float_attrs_n": len(float_attrs),
         "dcci_flush_condition": dcci_flush_condition(products),
@@ -110,17 +121,22 @@ def kernel_parts(spec: OpSpec, products: list[Product], prog: Program) -> dict[s
     }
 
 
-def lowered_views(prog: Program, reds: list[str], outs: list[str], strided: bool = True) -> dict[str, Any]:
+def lowered_views(
+    prog: Program, reds: list[str], outs: list[str], strided: bool = True, unused: frozenset[str] = frozenset()
+) -> dict[str, Any]:
     """The kernel view's lowered functions (``scalar_fns``, ``line_fns``) and their ``dispatchers``. Without
     ``strided`` (the ``rows`` form: the reduced dims are the last ones, so ``inner`` is 1 and the tiling never
     takes mode 1) the line forms of the arguments and outputs (``EvalArgLine``, ``EvalOutLine``), which only
-    mode 1 runs, are left out; the per-row values' line forms (``EvalRow``) stay, as mode 0 runs them too."""
+    mode 1 runs, are left out; the per-row values' line forms (``EvalRow``) stay, as mode 0 runs them too. The
+    scalar functions named in ``unused`` (a per-row input's argument, which is loaded, never reduced; an output
+    with one value per row, which ``RowOut`` gives) are left out too, their dispatch entries empty ("")."""
     c = prog.code
     row_fns = [LoweredView(f"per-row value {j}", f) for j, f in enumerate(c["rows"])]
     scalar = [
         LoweredView(f"argument of reduction {k} ({n})", f, True) for k, (n, f) in enumerate(zip(reds, c["args_scalar"]))
     ]
     scalar += [LoweredView(f"output {n}", f) for n, f in zip(outs, c["outs_scalar"], strict=True)]
+    scalar = [v for v in scalar if v.fn.name not in unused]
     line = [LoweredView(f"argument of reduction {k} ({n})", f) for k, (n, f) in enumerate(zip(reds, c["args_line"]))]
     line += [LoweredView(f"output {n}", f) for n, f in zip(outs, c["outs_line"], strict=True)]
     line = [*line, *row_fns] if strided else row_fns
@@ -132,8 +148,8 @@ def lowered_views(prog: Program, reds: list[str], outs: list[str], strided: bool
         "scalar_fns": scalar,
         "line_fns": line,
         "dispatchers": [
-            DispatchView("EvalArg", tuple(f.name for f in c["args_scalar"]), True, True),
-            DispatchView("EvalOut", tuple(f.name for f in c["outs_scalar"]), True),
+            DispatchView("EvalArg", tuple("" if f.name in unused else f.name for f in c["args_scalar"]), True, True),
+            DispatchView("EvalOut", tuple("" if f.name in unused else f.name for f in c["outs_scalar"]), True),
             *(line_dispatch if strided else []),
             DispatchView("EvalRow", tuple(f.name for f in c["rows"]), False),
         ],

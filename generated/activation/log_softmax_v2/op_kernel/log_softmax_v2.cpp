@@ -231,14 +231,6 @@ __aicore__ inline bool Uses(int32_t k, int32_t j, bool out) {
   return false;
 }
 
-// Output k's value for a row when it has one value per row (0 for the others), from the row's scalars sc.
-__aicore__ inline float RowOut(int32_t k, const float *sc, const float *attrs) {
-  (void)k;
-  (void)sc;
-  (void)attrs;
-  return 0.0f;
-}
-
 template <typename T>
 __aicore__ inline void ToFloat(const LocalTensor<float> &dst, const LocalTensor<T> &src, int32_t n) {
   if constexpr (IsSameType<T, float>::value) {
@@ -313,13 +305,6 @@ __aicore__ inline void CopyUbToGm(GlobalTensor<T> dst, const LocalTensor<T> &src
 template <typename U>
 __aicore__ inline void StoreToGm(const GlobalTensor<U> &dst, const LocalTensor<U> &src, int64_t n) {
   CopyUbToGm(dst, src, n);
-#if 0
-  constexpr int64_t blockElems = BLOCK_BYTES / static_cast<int64_t>(sizeof(U));
-  if (n % blockElems != 0) {
-    DataCacheCleanAndInvalid<U, CacheLine::SINGLE_CACHE_LINE>(dst[static_cast<uint64_t>(n / blockElems * blockElems)]);
-    DataCacheCleanAndInvalid<U, CacheLine::SINGLE_CACHE_LINE>(dst[static_cast<uint64_t>(n - 1)]);
-  }
-#endif
 }
 
 template <typename T, uint32_t F32_MASK>
@@ -369,11 +354,6 @@ class KernelLogSoftmaxV2 {
     const int64_t rowSlots = (tiling.tileRows + 15) / 16 * 16;
     for (int32_t i = 0; i < NUM_OUT; ++i) {
       const int64_t bytes = MaskBit<F32_MASK>(NUM_IN + i) ? 4 : static_cast<int64_t>(sizeof(T));
-      if (ROW_OUT[i]) {
-        pipe_.InitBuffer(outQueue_[i], 1, static_cast<uint32_t>(rowSlots * bytes));
-        pipe_.InitBuffer(rowStage_[i], static_cast<uint32_t>(rowSlots * 4));
-        continue;
-      }
       pipe_.InitBuffer(outQueue_[i], static_cast<uint8_t>(tiling.bufferNum),
                        static_cast<uint32_t>(tiling.tileElems * bytes));
     }
@@ -595,9 +575,10 @@ class KernelLogSoftmaxV2 {
       const int32_t half = static_cast<int32_t>(((len + 1) / 2 + 7) / 8 * 8);
       if (kind == KIND_MAX) {
         Max(src, src, src[static_cast<uint32_t>(half)], len - half);
-      } else {
-        Add(src, src, src[static_cast<uint32_t>(half)], len - half);
+        len = half;
+        continue;
       }
+      Add(src, src, src[static_cast<uint32_t>(half)], len - half);
       len = half;
     }
     TEventID ev = pipe_.FetchEventID(HardEvent::V_S);
@@ -606,11 +587,7 @@ class KernelLogSoftmaxV2 {
     float v = src.GetValue(0);
     for (int32_t i = 1; i < len; ++i) {
       const float x = src.GetValue(static_cast<uint32_t>(i));
-      if (kind == KIND_MAX) {
-        v = (x != x || x > v) ? x : v;
-      } else {
-        v = v + x;
-      }
+      v = kind == KIND_MAX ? ((x != x || x > v) ? x : v) : v + x;
     }
     TEventID ev2 = pipe_.FetchEventID(HardEvent::S_V);
     SetFlag<HardEvent::S_V>(ev2);
@@ -621,9 +598,9 @@ class KernelLogSoftmaxV2 {
     (void)keep;
     if (kind == KIND_MAX) {
       ReduceMax(part, in, work, n, false);
-    } else {
-      ReduceSum(part, in, work, n);
+      return;
     }
+    ReduceSum(part, in, work, n);
 #endif
   }
 
@@ -699,9 +676,9 @@ class KernelLogSoftmaxV2 {
     const int32_t blocks = static_cast<int32_t>(PartStride(n) / SLOT_ELEMS);  // 32-byte blocks between rows
     if (RED_KIND[k] == KIND_MAX) {
       WholeReduceMax(acc_[k], part_[k], parts, times, 1, 1, blocks, ReduceOrder::ORDER_ONLY_VALUE);
-    } else {
-      WholeReduceSum(acc_[k], part_[k], parts, times, 1, 1, blocks);
+      return;
     }
+    WholeReduceSum(acc_[k], part_[k], parts, times, 1, 1, blocks);
 #endif
   }
 
@@ -719,13 +696,12 @@ class KernelLogSoftmaxV2 {
   // this chunk and `count` is seen plus the chunk's.
   // A max an online sum rescales with is kept >= -FLT_MAX: a chunk of only -inf then gives exp(-inf) = 0
   // terms and a rescale factor exp(m_old - m_new) = 1, never exp(-inf - -inf) = NaN.
-  // A mean an online sum of squares is centred on is kept as the running mean; the sum of squares then moves its
-  // earlier chunks to the new mean before adding this chunk's: acc = acc + seen * (m_old - m_new)^2 + part.
   __aicore__ inline void Combine(int32_t k, bool first, int32_t n, float seen, float count) {
     const bool rescaled = Online(k, false);
-    const bool centred = Online(k, true);
+    (void)seen;
+    (void)count;
     if (first) {
-      Muls(acc_[k], part_[k], centred ? 1.0f / count : 1.0f, n);
+      Muls(acc_[k], part_[k], 1.0f, n);
       if (rescaled) {
         Maxs(acc_[k], acc_[k], LOWEST_FLOAT, n);
       }
@@ -739,30 +715,19 @@ class KernelLogSoftmaxV2 {
       }
       return;
     }
-    if (centred) {  // m = m_old * (seen / count) + part / count (an infinite sum stays infinite)
-      Muls(old_[k], acc_[k], 1.0f, n);
-      Muls(acc_[k], acc_[k], seen / count, n);
-      Axpy(acc_[k], part_[k], 1.0f / count, n);
-      return;
-    }
     const int32_t m = RED_ONLINE[k];
     if (m >= 0) {
       LocalTensor<float> fac = facBuf_.Get<float>();
       Sub(fac, old_[m], acc_[m], n);
-      if (RED_KIND[m] == KIND_MAX) {  // rescaled: acc = acc * exp(m_old - m_new) + part
-        Exp(fac, fac, n);
-        Mul(acc_[k], acc_[k], fac, n);
-      } else {  // centred: acc = acc + seen * (m_old - m_new)^2 + part
-        Mul(fac, fac, fac, n);
-        Axpy(acc_[k], fac, seen, n);
-      }
+      Exp(fac, fac, n);  // rescaled: acc = acc * exp(m_old - m_new) + part
+      Mul(acc_[k], acc_[k], fac, n);
     }
     Add(acc_[k], acc_[k], part_[k], n);
   }
 
   __aicore__ inline void Finish(int32_t pass, int32_t n) {
     for (int32_t k = 0; k < NUM_RED; ++k) {
-      if (RED_PASS[k] == pass && RED_KIND[k] == KIND_MEAN && !Online(k, true)) {  // a centred mean is one already
+      if (RED_PASS[k] == pass && RED_KIND[k] == KIND_MEAN) {
         Muls(acc_[k], acc_[k], 1.0f / static_cast<float>(r_), n);
       }
     }
@@ -847,34 +812,17 @@ class KernelLogSoftmaxV2 {
     for (int32_t o = 0; o < NUM_OUT; ++o) {
       outs[o] = outQueue_[o].template AllocTensor<T>();
     }
-    bool rowOuts = false;
     for (int64_t l = 0; l < rows; ++l) {
       const uint32_t slot = static_cast<uint32_t>(l * step);
       Lines(l, ins);
       Kept(l, kept);
       for (int32_t o = 0; o < NUM_OUT; ++o) {
         ReadScalars(o, true, slot, sc);
-        if (ROW_OUT[o]) {
-          rowStage_[o].template Get<float>().SetValue(static_cast<uint32_t>(l), RowOut(o, sc, attrs_));
-          rowOuts = true;
-          continue;
-        }
         Output(o, outs[o], static_cast<uint32_t>(l * stride_), ins, sc, kept, true, n);
       }
     }
     Release();
-    if (rowOuts) {
-      WaitScalar();
-    }
     for (int32_t o = 0; o < NUM_OUT; ++o) {
-      if (ROW_OUT[o]) {  // the tile's rows' values, staged in fp32: one cast, one copy of `rows` elements
-        Store(o, outs[o], 0, rowStage_[o].template Get<float>(), static_cast<int32_t>(rows));
-        outQueue_[o].EnQue(outs[o]);
-        outs[o] = outQueue_[o].template DeQue<T>();
-        CopyOut(o, static_cast<uint64_t>(row), outs[o], 0, rows);
-        outQueue_[o].FreeTensor(outs[o]);
-        continue;
-      }
       outQueue_[o].EnQue(outs[o]);
       outs[o] = outQueue_[o].template DeQue<T>();
       if (stride_ == r_) {  // the tile's rows are one contiguous GM range: one copy
@@ -931,9 +879,6 @@ class KernelLogSoftmaxV2 {
       Load(base + start, 0, 1, n);
       Lines(0, ins);
       for (int32_t o = 0; o < NUM_OUT; ++o) {
-        if (ROW_OUT[o]) {
-          continue;
-        }
         ReadScalars(o, true, 0, sc);
         LocalTensor<T> y = outQueue_[o].template AllocTensor<T>();
         Output(o, y, 0, ins, sc, kept, false, n);
@@ -943,20 +888,6 @@ class KernelLogSoftmaxV2 {
         outQueue_[o].FreeTensor(y);
       }
       Release();
-    }
-    for (int32_t o = 0; o < NUM_OUT; ++o) {
-      if (!ROW_OUT[o]) {
-        continue;
-      }
-      ReadScalars(o, true, 0, sc);
-      rowStage_[o].template Get<float>().SetValue(0, RowOut(o, sc, attrs_));
-      WaitScalar();
-      LocalTensor<T> y = outQueue_[o].template AllocTensor<T>();
-      Store(o, y, 0, rowStage_[o].template Get<float>(), 1);
-      outQueue_[o].EnQue(y);
-      y = outQueue_[o].template DeQue<T>();
-      CopyOut(o, static_cast<uint64_t>(row), y, 0, 1);
-      outQueue_[o].FreeTensor(y);
     }
   }
 
@@ -1022,9 +953,9 @@ class KernelLogSoftmaxV2 {
               const LocalTensor<float> &src = direct ? ins[RED_DIRECT[k]] : arg;
               if (RED_KIND[k] == KIND_MAX) {
                 Max(part_[k], part_[k], src, n);
-              } else {
-                Add(part_[k], part_[k], src, n);
+                continue;
               }
+              Add(part_[k], part_[k], src, n);
             }
           }
           Combine(k, c == 0, n, static_cast<float>(first), static_cast<float>(first + lines));
@@ -1087,7 +1018,6 @@ class KernelLogSoftmaxV2 {
   TBuf<TPosition::VECCALC> argBuf_;
   TBuf<TPosition::VECCALC> facBuf_;
   TBuf<TPosition::VECCALC> workBuf_;
-  TBuf<TPosition::VECCALC> rowStage_[NUM_OUT];
   GlobalTensor<T> inGm_[NUM_IN];
   GlobalTensor<T> outGm_[NUM_OUT];
   GlobalTensor<float> inGmF_[NUM_IN];

@@ -15,46 +15,16 @@ namespace {
 constexpr int64_t BLOCK_BYTES = 32;
 template <typename T>
 __aicore__ inline void CopyGmToUb(const LocalTensor<T> &dst, const GlobalTensor<T> &src, int64_t count) {
-#if 0
-  constexpr int64_t blockElems = BLOCK_BYTES / static_cast<int64_t>(sizeof(T));
-  const int64_t aligned = count / blockElems * blockElems;
-  if (aligned > 0) {
-    DataCopy(dst, src, static_cast<uint32_t>(aligned));
-  }
-  if (aligned < count) {
-    PipeBarrier<PIPE_ALL>();
-    for (int64_t i = aligned; i < count; ++i) {
-      dst.SetValue(static_cast<uint32_t>(i), src.GetValue(static_cast<uint64_t>(i)));
-    }
-    PipeBarrier<PIPE_ALL>();
-  }
-#else
   DataCopyExtParams copyParams{1, static_cast<uint32_t>(count * static_cast<int64_t>(sizeof(T))), 0, 0, 0};
   DataCopyPadExtParams<T> padParams{false, 0, 0, static_cast<T>(0)};
   DataCopyPad(dst, src, copyParams, padParams);
-#endif
 }
 
 template <typename T>
 // `dst` is taken by value: GlobalTensor::SetValue is not const (asc-devkit include/basic_api/kernel_tensor.h).
 __aicore__ inline void CopyUbToGm(GlobalTensor<T> dst, const LocalTensor<T> &src, int64_t count) {
-#if 0
-  constexpr int64_t blockElems = BLOCK_BYTES / static_cast<int64_t>(sizeof(T));
-  const int64_t aligned = count / blockElems * blockElems;
-  if (aligned > 0) {
-    DataCopy(dst, src, static_cast<uint32_t>(aligned));
-  }
-  if (aligned < count) {
-    PipeBarrier<PIPE_ALL>();
-    for (int64_t i = aligned; i < count; ++i) {
-      dst.SetValue(static_cast<uint64_t>(i), src.GetValue(static_cast<uint32_t>(i)));
-    }
-    PipeBarrier<PIPE_ALL>();
-  }
-#else
   DataCopyExtParams copyParams{1, static_cast<uint32_t>(count * static_cast<int64_t>(sizeof(T))), 0, 0, 0};
   DataCopyPad(dst, src, copyParams);
-#endif
 }
 
 // One core's share of a unary op over a tensor list: y[t][i] = Op(x[t][i]) for the elements from (startTensor,

@@ -221,6 +221,12 @@ aclnnStatus CheckParams(const aclTensor *gradOut, const aclTensor *input, const 
             weightOptional == nullptr ? "null" : op::ToString(weightOptional->GetDataType()).GetString());
     return ACLNN_ERR_PARAM_INVALID;
   }
+  // normalizedShape's length before the ranks: the shapes of the outputs it gives would take the blame for it
+  if (normalizedShape->Size() < 1 || normalizedShape->Size() > 8) {
+    OP_LOGE(ACLNN_ERR_PARAM_INVALID, "The length of normalizedShape must be 1 to 8, but got %lu.",
+            static_cast<unsigned long>(normalizedShape->Size()));
+    return ACLNN_ERR_PARAM_INVALID;
+  }
   OP_CHECK_MAX_DIM(gradOut, 8, return ACLNN_ERR_PARAM_INVALID);
   OP_CHECK_MAX_DIM(input, 8, return ACLNN_ERR_PARAM_INVALID);
   OP_CHECK_MAX_DIM(mean, 8, return ACLNN_ERR_PARAM_INVALID);
@@ -308,10 +314,21 @@ aclnnStatus CheckParams(const aclTensor *gradOut, const aclTensor *input, const 
             static_cast<long long>(rowCount), op::ToString(rstd->GetViewShape()).GetString());
     return ACLNN_ERR_PARAM_INVALID;
   }
-  // rstd: the shape of mean (the per-row inputs are saved together by the forward pass)
+  op::Shape perRowShape;  // gradOut's shape with the last rowRank dims set to 1: the rows' shape
+  for (int64_t i = 0; i < rank; ++i) {
+    perRowShape.AppendDim(i < rank - rowRank ? xShape.GetDim(static_cast<size_t>(i)) : 1);
+  }
+  // rstd: the shape of mean (the per-row inputs are saved together by the forward pass); the message names
+  // the one that is not of the rows' shape when the other is
   if (rstd->GetViewShape() != mean->GetViewShape()) {
-    OP_LOGE(ACLNN_ERR_PARAM_INVALID, "rstd must have the shape of mean %s, but has %s.",
-            op::ToString(mean->GetViewShape()).GetString(), op::ToString(rstd->GetViewShape()).GetString());
+    const bool meanOdd = mean->GetViewShape() != perRowShape && rstd->GetViewShape() == perRowShape;
+    OP_LOGE(ACLNN_ERR_PARAM_INVALID,
+            "%s must have the shape of %s %s, but has %s (the rows' shape, gradOut's with the last %lld dims set to 1, "
+            "is %s).",
+            meanOdd ? "mean" : "rstd", meanOdd ? "rstd" : "mean",
+            op::ToString((meanOdd ? rstd : mean)->GetViewShape()).GetString(),
+            op::ToString((meanOdd ? mean : rstd)->GetViewShape()).GetString(), static_cast<long long>(rowRank),
+            op::ToString(perRowShape).GetString());
     return ACLNN_ERR_PARAM_INVALID;
   }
   // gradWeightOut: a column sum, of the shape of the reduced trailing dims (when given)

@@ -74,36 +74,6 @@ constexpr bool COL_OUT[NUM_OUT] = {false, true, true};
 constexpr int32_t COL_DIRECT[NUM_OUT] = {-1, -1, 0};
 constexpr int32_t NUM_COL = 2;
 
-// argument of reduction 0 (mean) = mean over one line of n elements; reductions and per-row values are the row's
-// scalars sc; with keep, the kept subformulas are written to (an argument) or read from (an output) save.
-__aicore__ inline LocalTensor<float> EvalArg0(const LocalTensor<float> &dst, const LocalTensor<float> *ins,
-                                              const float *sc, const LocalTensor<float> *save, bool keep,
-                                              const LocalTensor<float> *tmp, const float *attrs, int32_t n) {
-  (void)ins;
-  (void)sc;
-  (void)save;
-  (void)keep;
-  (void)tmp;
-  (void)attrs;
-  Duplicate(dst, sc[0], n);
-  return dst;
-}
-
-// argument of reduction 1 (rstd) = rstd over one line of n elements; reductions and per-row values are the row's
-// scalars sc; with keep, the kept subformulas are written to (an argument) or read from (an output) save.
-__aicore__ inline LocalTensor<float> EvalArg1(const LocalTensor<float> &dst, const LocalTensor<float> *ins,
-                                              const float *sc, const LocalTensor<float> *save, bool keep,
-                                              const LocalTensor<float> *tmp, const float *attrs, int32_t n) {
-  (void)ins;
-  (void)sc;
-  (void)save;
-  (void)keep;
-  (void)tmp;
-  (void)attrs;
-  Duplicate(dst, sc[1], n);
-  return dst;
-}
-
 // argument of reduction 2 (a) = gradOut * weightOptional over one line of n elements; reductions and per-row values are
 // the row's scalars sc; with keep, the kept subformulas are written to (an argument) or read from (an output) save.
 __aicore__ inline LocalTensor<float> EvalArg2(const LocalTensor<float> &dst, const LocalTensor<float> *ins,
@@ -210,10 +180,6 @@ __aicore__ inline LocalTensor<float> EvalArg(int32_t k, const LocalTensor<float>
                                              const float *sc, const LocalTensor<float> *save, bool keep,
                                              const LocalTensor<float> *tmp, const float *attrs, int32_t n) {
   switch (k) {
-    case 0:
-      return EvalArg0(dst, ins, sc, save, keep, tmp, attrs, n);
-    case 1:
-      return EvalArg1(dst, ins, sc, save, keep, tmp, attrs, n);
     case 2:
       return EvalArg2(dst, ins, sc, save, keep, tmp, attrs, n);
     case 3:
@@ -286,14 +252,6 @@ __aicore__ inline bool Uses(int32_t k, int32_t j, bool out) {
   return false;
 }
 
-// Output k's value for a row when it has one value per row (0 for the others), from the row's scalars sc.
-__aicore__ inline float RowOut(int32_t k, const float *sc, const float *attrs) {
-  (void)k;
-  (void)sc;
-  (void)attrs;
-  return 0.0f;
-}
-
 template <typename T>
 __aicore__ inline void ToFloat(const LocalTensor<float> &dst, const LocalTensor<T> &src, int32_t n) {
   if constexpr (IsSameType<T, float>::value) {
@@ -319,46 +277,16 @@ __aicore__ inline bool MaskBit(int32_t i) {
 }
 template <typename T>
 __aicore__ inline void CopyGmToUb(const LocalTensor<T> &dst, const GlobalTensor<T> &src, int64_t count) {
-#if 0
-  constexpr int64_t blockElems = BLOCK_BYTES / static_cast<int64_t>(sizeof(T));
-  const int64_t aligned = count / blockElems * blockElems;
-  if (aligned > 0) {
-    DataCopy(dst, src, static_cast<uint32_t>(aligned));
-  }
-  if (aligned < count) {
-    PipeBarrier<PIPE_ALL>();
-    for (int64_t i = aligned; i < count; ++i) {
-      dst.SetValue(static_cast<uint32_t>(i), src.GetValue(static_cast<uint64_t>(i)));
-    }
-    PipeBarrier<PIPE_ALL>();
-  }
-#else
   DataCopyExtParams copyParams{1, static_cast<uint32_t>(count * static_cast<int64_t>(sizeof(T))), 0, 0, 0};
   DataCopyPadExtParams<T> padParams{false, 0, 0, static_cast<T>(0)};
   DataCopyPad(dst, src, copyParams, padParams);
-#endif
 }
 
 template <typename T>
 // `dst` is taken by value: GlobalTensor::SetValue is not const (asc-devkit include/basic_api/kernel_tensor.h).
 __aicore__ inline void CopyUbToGm(GlobalTensor<T> dst, const LocalTensor<T> &src, int64_t count) {
-#if 0
-  constexpr int64_t blockElems = BLOCK_BYTES / static_cast<int64_t>(sizeof(T));
-  const int64_t aligned = count / blockElems * blockElems;
-  if (aligned > 0) {
-    DataCopy(dst, src, static_cast<uint32_t>(aligned));
-  }
-  if (aligned < count) {
-    PipeBarrier<PIPE_ALL>();
-    for (int64_t i = aligned; i < count; ++i) {
-      dst.SetValue(static_cast<uint64_t>(i), src.GetValue(static_cast<uint32_t>(i)));
-    }
-    PipeBarrier<PIPE_ALL>();
-  }
-#else
   DataCopyExtParams copyParams{1, static_cast<uint32_t>(count * static_cast<int64_t>(sizeof(T))), 0, 0, 0};
   DataCopyPad(dst, src, copyParams);
-#endif
 }
 
 // n elements of `src` to GM `dst` (CopyUbToGm). Without DataCopyPad the last partial 32-byte block is written
@@ -368,13 +296,6 @@ __aicore__ inline void CopyUbToGm(GlobalTensor<T> dst, const LocalTensor<T> &src
 template <typename U>
 __aicore__ inline void StoreToGm(const GlobalTensor<U> &dst, const LocalTensor<U> &src, int64_t n) {
   CopyUbToGm(dst, src, n);
-#if 0
-  constexpr int64_t blockElems = BLOCK_BYTES / static_cast<int64_t>(sizeof(U));
-  if (n % blockElems != 0) {
-    DataCacheCleanAndInvalid<U, CacheLine::SINGLE_CACHE_LINE>(dst[static_cast<uint64_t>(n / blockElems * blockElems)]);
-    DataCacheCleanAndInvalid<U, CacheLine::SINGLE_CACHE_LINE>(dst[static_cast<uint64_t>(n - 1)]);
-  }
-#endif
 }
 
 template <typename T, uint32_t F32_MASK>
@@ -488,11 +409,6 @@ class KernelLayerNormGradV3 {
       if (COL_OUT[i]) {  // a line of the combined columns, and this core's fp32 partial (a row, or a chunk)
         pipe_.InitBuffer(outQueue_[i], 1, static_cast<uint32_t>(tiling.lineElems * bytes));
         pipe_.InitBuffer(colBuf_[i], lineF);
-        continue;
-      }
-      if (ROW_OUT[i]) {
-        pipe_.InitBuffer(outQueue_[i], 1, static_cast<uint32_t>(rowSlots * bytes));
-        pipe_.InitBuffer(rowStage_[i], static_cast<uint32_t>(rowSlots * 4));
         continue;
       }
       pipe_.InitBuffer(outQueue_[i], static_cast<uint8_t>(tiling.bufferNum),
@@ -803,47 +719,9 @@ class KernelLayerNormGradV3 {
   __aicore__ inline void LineReduce(int32_t kind, const LocalTensor<float> &part, const LocalTensor<float> &in,
                                     int32_t n, bool keep) {
     LocalTensor<float> work = workBuf_.Get<float>();
-#if 0
-    LocalTensor<float> src = in;
-    if (keep) {
-      src = argBuf_.Get<float>();
-      Adds(src, in, 0.0f, n);
-    }
-    int32_t len = n;
-    while (len > FOLD_ELEMS) {
-      const int32_t half = static_cast<int32_t>(((len + 1) / 2 + 7) / 8 * 8);
-      if (kind == KIND_MAX) {
-        Max(src, src, src[static_cast<uint32_t>(half)], len - half);
-      } else {
-        Add(src, src, src[static_cast<uint32_t>(half)], len - half);
-      }
-      len = half;
-    }
-    TEventID ev = pipe_.FetchEventID(HardEvent::V_S);
-    SetFlag<HardEvent::V_S>(ev);
-    WaitFlag<HardEvent::V_S>(ev);
-    float v = src.GetValue(0);
-    for (int32_t i = 1; i < len; ++i) {
-      const float x = src.GetValue(static_cast<uint32_t>(i));
-      if (kind == KIND_MAX) {
-        v = (x != x || x > v) ? x : v;
-      } else {
-        v = v + x;
-      }
-    }
-    TEventID ev2 = pipe_.FetchEventID(HardEvent::S_V);
-    SetFlag<HardEvent::S_V>(ev2);
-    WaitFlag<HardEvent::S_V>(ev2);
-    Duplicate(part, v, 1);
-    (void)work;
-#else
+    (void)kind;  // every reduction is a sum
     (void)keep;
-    if (kind == KIND_MAX) {
-      ReduceMax(part, in, work, n, false);
-    } else {
-      ReduceSum(part, in, work, n);
-    }
-#endif
+    ReduceSum(part, in, work, n);
   }
 
   // Whether the reductions of a tile of `rows` whole rows of n elements finish in UB on the vector pipe
@@ -851,14 +729,8 @@ class KernelLayerNormGradV3 {
   // most 255 rows and its partial results fit a line. Else each row goes through LineReduce, whose count-form
   // ReduceMax / ReduceSum hand the row's result over through the scalar unit (a vector-to-scalar wait per row).
   __aicore__ inline bool InUb(int64_t rows, int32_t n) const {
-#if 0
-    (void)rows;
-    (void)n;
-    return false;
-#else
     const int64_t parts = (n + REP_ELEMS - 1) / REP_ELEMS;
     return n > 0 && parts <= REP_ELEMS && rows <= 255 && rows * PartStride(n) <= lineElems_;
-#endif
   }
 
   // fp32 elements between two rows' partial results in part_k: one per repeat, in whole 32-byte blocks.
@@ -869,12 +741,6 @@ class KernelLayerNormGradV3 {
   // Row l's reduction k over the n elements of src: one WholeReduce result per 64-element repeat, into row l's
   // partials in part_k (a row of one repeat: straight into its scalar, element l of acc_k).
   __aicore__ inline void PartReduce(int32_t k, int64_t l, const LocalTensor<float> &src, int32_t n) {
-#if 0
-    (void)k;
-    (void)l;
-    (void)src;
-    (void)n;
-#else
     constexpr int32_t rep = static_cast<int32_t>(REP_ELEMS);
     const int32_t full = n / rep;
     const int32_t tail = n - full * rep;
@@ -883,105 +749,43 @@ class KernelLayerNormGradV3 {
         one ? acc_[k][static_cast<uint32_t>(l)] : part_[k][static_cast<uint32_t>(l * PartStride(n))];
     const LocalTensor<float> last = dst[static_cast<uint32_t>(full)];
     const LocalTensor<float> rest = src[static_cast<uint32_t>(full * rep)];
-    if (RED_KIND[k] == KIND_MAX) {
-      if (full > 0) {
-        WholeReduceMax(dst, src, rep, full, 1, 1, 8, ReduceOrder::ORDER_ONLY_VALUE);
-      }
-      if (tail > 0) {
-        WholeReduceMax(last, rest, tail, 1, 1, 1, 8, ReduceOrder::ORDER_ONLY_VALUE);
-      }
-      return;
-    }
     if (full > 0) {
       WholeReduceSum(dst, src, rep, full, 1, 1, 8);
     }
     if (tail > 0) {
       WholeReduceSum(last, rest, tail, 1, 1, 1, 8);
     }
-#endif
   }
 
   // Reduction k of the tile's `rows` rows from their partials (PartReduce) into elements 0 .. rows - 1 of acc_k
   // (side by side: the per-row values are then computed once per tile): one WholeReduce repeat per row
   // (nothing when a row is one repeat: PartReduce wrote them).
   __aicore__ inline void TileReduce(int32_t k, int64_t rows, int32_t n) {
-#if 0
-    (void)k;
-    (void)rows;
-    (void)n;
-#else
     const int32_t parts = static_cast<int32_t>((n + REP_ELEMS - 1) / REP_ELEMS);
     if (parts == 1) {
       return;
     }
     const int32_t times = static_cast<int32_t>(rows);
     const int32_t blocks = static_cast<int32_t>(PartStride(n) / SLOT_ELEMS);  // 32-byte blocks between rows
-    if (RED_KIND[k] == KIND_MAX) {
-      WholeReduceMax(acc_[k], part_[k], parts, times, 1, 1, blocks, ReduceOrder::ORDER_ONLY_VALUE);
-    } else {
-      WholeReduceSum(acc_[k], part_[k], parts, times, 1, 1, blocks);
-    }
-#endif
-  }
-
-  // Whether reduction k is a max an online sum rescales with (centred false) or a mean an online sum of
-  // squares is centred on (centred true).
-  __aicore__ inline bool Online(int32_t k, bool centred) {
-    bool any = false;
-    for (int32_t j = 0; j < NUM_RED; ++j) {
-      any = any || RED_ONLINE[j] == k;
-    }
-    return any && ((RED_KIND[k] == KIND_MAX) != centred);
+    (void)k;
+    WholeReduceSum(acc_[k], part_[k], parts, times, 1, 1, blocks);
   }
 
   // acc_k combined with part_k over n elements (first: acc = part); `seen` elements of the row came before
   // this chunk and `count` is seen plus the chunk's.
-  // A max an online sum rescales with is kept >= -FLT_MAX: a chunk of only -inf then gives exp(-inf) = 0
-  // terms and a rescale factor exp(m_old - m_new) = 1, never exp(-inf - -inf) = NaN.
-  // A mean an online sum of squares is centred on is kept as the running mean; the sum of squares then moves its
-  // earlier chunks to the new mean before adding this chunk's: acc = acc + seen * (m_old - m_new)^2 + part.
   __aicore__ inline void Combine(int32_t k, bool first, int32_t n, float seen, float count) {
-    const bool rescaled = Online(k, false);
-    const bool centred = Online(k, true);
+    (void)seen;
+    (void)count;
     if (first) {
-      Muls(acc_[k], part_[k], centred ? 1.0f / count : 1.0f, n);
-      if (rescaled) {
-        Maxs(acc_[k], acc_[k], LOWEST_FLOAT, n);
-      }
+      Muls(acc_[k], part_[k], 1.0f, n);
       return;
-    }
-    if (RED_KIND[k] == KIND_MAX) {
-      Muls(old_[k], acc_[k], 1.0f, n);
-      Max(acc_[k], acc_[k], part_[k], n);
-      if (rescaled) {
-        Maxs(acc_[k], acc_[k], LOWEST_FLOAT, n);
-      }
-      return;
-    }
-    if (centred) {  // m = m_old * (seen / count) + part / count (an infinite sum stays infinite)
-      Muls(old_[k], acc_[k], 1.0f, n);
-      Muls(acc_[k], acc_[k], seen / count, n);
-      Axpy(acc_[k], part_[k], 1.0f / count, n);
-      return;
-    }
-    const int32_t m = RED_ONLINE[k];
-    if (m >= 0) {
-      LocalTensor<float> fac = facBuf_.Get<float>();
-      Sub(fac, old_[m], acc_[m], n);
-      if (RED_KIND[m] == KIND_MAX) {  // rescaled: acc = acc * exp(m_old - m_new) + part
-        Exp(fac, fac, n);
-        Mul(acc_[k], acc_[k], fac, n);
-      } else {  // centred: acc = acc + seen * (m_old - m_new)^2 + part
-        Mul(fac, fac, fac, n);
-        Axpy(acc_[k], fac, seen, n);
-      }
     }
     Add(acc_[k], acc_[k], part_[k], n);
   }
 
   __aicore__ inline void Finish(int32_t pass, int32_t n) {
     for (int32_t k = 0; k < NUM_RED; ++k) {
-      if (RED_PASS[k] == pass && RED_KIND[k] == KIND_MEAN && !Online(k, true)) {  // a centred mean is one already
+      if (RED_PASS[k] == pass && RED_KIND[k] == KIND_MEAN) {
         Muls(acc_[k], acc_[k], 1.0f / static_cast<float>(r_), n);
       }
     }
@@ -990,9 +794,6 @@ class KernelLayerNormGradV3 {
   // Row slot k of a mode-0 reduction after its last chunk (n slots from `slot`: a tile's rows side by side):
   // the guard of a max an online sum rescales with (the combine applies it chunk by chunk), a mean's 1 / R.
   __aicore__ inline void FinishSlot(int32_t k, uint32_t slot, int32_t n) {
-    if (Online(k, false)) {
-      Maxs(acc_[k][slot], acc_[k][slot], LOWEST_FLOAT, n);
-    }
     if (RED_KIND[k] == KIND_MEAN) {
       Muls(acc_[k][slot], acc_[k][slot], 1.0f / static_cast<float>(r_), n);
     }
@@ -1070,18 +871,12 @@ class KernelLayerNormGradV3 {
       }
       outs[o] = outQueue_[o].template AllocTensor<T>();
     }
-    bool rowOuts = false;
     for (int64_t l = 0; l < rows; ++l) {
       const uint32_t slot = static_cast<uint32_t>(l * step);
       Lines(l, ins);
       Kept(l, kept);
       for (int32_t o = 0; o < NUM_OUT; ++o) {
         ReadScalars(o, true, slot, sc);
-        if (ROW_OUT[o]) {
-          rowStage_[o].template Get<float>().SetValue(static_cast<uint32_t>(l), RowOut(o, sc, attrs_));
-          rowOuts = true;
-          continue;
-        }
         if (COL_OUT[o]) {
           ColumnSummand(o, row + l == taskStart_, ins, sc, kept, n);
           continue;
@@ -1090,19 +885,8 @@ class KernelLayerNormGradV3 {
       }
     }
     Release();
-    if (rowOuts) {
-      WaitScalar();
-    }
     for (int32_t o = 0; o < NUM_OUT; ++o) {
       if (COL_OUT[o]) {
-        continue;
-      }
-      if (ROW_OUT[o]) {  // the tile's rows' values, staged in fp32: one cast, one copy of `rows` elements
-        Store(o, outs[o], 0, rowStage_[o].template Get<float>(), static_cast<int32_t>(rows));
-        outQueue_[o].EnQue(outs[o]);
-        outs[o] = outQueue_[o].template DeQue<T>();
-        CopyOut(o, static_cast<uint64_t>(row), outs[o], 0, rows);
-        outQueue_[o].FreeTensor(outs[o]);
         continue;
       }
       outQueue_[o].EnQue(outs[o]);
@@ -1168,9 +952,6 @@ class KernelLayerNormGradV3 {
       }
       Lines(0, ins);
       for (int32_t o = 0; o < NUM_OUT; ++o) {
-        if (ROW_OUT[o]) {
-          continue;
-        }
         ReadScalars(o, true, 0, sc);
         if (COL_OUT[o]) {
           AddColumnChunk(o, start, ins, sc, kept, n, row == taskStart_);
@@ -1184,20 +965,6 @@ class KernelLayerNormGradV3 {
         outQueue_[o].FreeTensor(y);
       }
       Release();
-    }
-    for (int32_t o = 0; o < NUM_OUT; ++o) {
-      if (!ROW_OUT[o]) {
-        continue;
-      }
-      ReadScalars(o, true, 0, sc);
-      rowStage_[o].template Get<float>().SetValue(0, RowOut(o, sc, attrs_));
-      WaitScalar();
-      LocalTensor<T> y = outQueue_[o].template AllocTensor<T>();
-      Store(o, y, 0, rowStage_[o].template Get<float>(), 1);
-      outQueue_[o].EnQue(y);
-      y = outQueue_[o].template DeQue<T>();
-      CopyOut(o, static_cast<uint64_t>(row), y, 0, 1);
-      outQueue_[o].FreeTensor(y);
     }
   }
 
@@ -1403,7 +1170,6 @@ class KernelLayerNormGradV3 {
   TBuf<TPosition::VECCALC> argBuf_;
   TBuf<TPosition::VECCALC> facBuf_;
   TBuf<TPosition::VECCALC> workBuf_;
-  TBuf<TPosition::VECCALC> rowStage_[NUM_OUT];
   TQue<TPosition::VECIN, 1> perRowQueue_;  // the per-row inputs' values (fp32-sized), one input at a time
   bool perRowQueued_ = false;
   TBuf<TPosition::VECCALC> colBuf_[NUM_OUT];

@@ -191,6 +191,12 @@ aclnnStatus CheckParams(const aclTensor *input, const aclIntArray *normalizedSha
             biasOptional == nullptr ? "null" : op::ToString(biasOptional->GetDataType()).GetString());
     return ACLNN_ERR_PARAM_INVALID;
   }
+  // normalizedShape's length before the ranks: the shapes of the outputs it gives would take the blame for it
+  if (normalizedShape->Size() < 1 || normalizedShape->Size() > 8) {
+    OP_LOGE(ACLNN_ERR_PARAM_INVALID, "The length of normalizedShape must be 1 to 8, but got %lu.",
+            static_cast<unsigned long>(normalizedShape->Size()));
+    return ACLNN_ERR_PARAM_INVALID;
+  }
   OP_CHECK_MAX_DIM(input, 8, return ACLNN_ERR_PARAM_INVALID);
   if (weightOptional != nullptr)
     OP_CHECK_MAX_DIM(weightOptional, 8, return ACLNN_ERR_PARAM_INVALID);

@@ -116,38 +116,6 @@ __aicore__ inline void EvalOut0(const LocalTensor<float> &dst, const LocalTensor
   Add(dst, tmp[0], ins[2], n);
 }
 
-// output meanOutOptional = m over one line of n elements; reductions and per-row values are the row's
-// scalars sc; with keep, the kept subformulas are written to (an argument) or read from (an output) save.
-__aicore__ inline void EvalOut1(const LocalTensor<float> &dst, const LocalTensor<float> *ins, const float *sc,
-                                const LocalTensor<float> *save, bool keep, const LocalTensor<float> *tmp,
-                                const float *attrs, int32_t n) {
-  (void)ins;
-  (void)sc;
-  (void)save;
-  (void)keep;
-  (void)tmp;
-  (void)attrs;
-  Duplicate(dst, sc[0], n);
-}
-
-// output rstdOutOptional = 1 / sqrt(v + eps) over one line of n elements; reductions and per-row values are the row's
-// scalars sc; with keep, the kept subformulas are written to (an argument) or read from (an output) save.
-__aicore__ inline void EvalOut2(const LocalTensor<float> &dst, const LocalTensor<float> *ins, const float *sc,
-                                const LocalTensor<float> *save, bool keep, const LocalTensor<float> *tmp,
-                                const float *attrs, int32_t n) {
-  (void)ins;
-  (void)sc;
-  (void)save;
-  (void)keep;
-  (void)tmp;
-  (void)attrs;
-  Duplicate(tmp[0], static_cast<float>(1.0), n);
-  Duplicate(tmp[3], sc[1], n);
-  Adds(tmp[2], tmp[3], attrs[0], n);
-  Sqrt(tmp[1], tmp[2], n);
-  Div(dst, tmp[0], tmp[1], n);
-}
-
 // per-row value 0 = 1 / sqrt(v + eps) over one line of n elements; reductions and per-row values are lines.
 __aicore__ inline void EvalRow0(const LocalTensor<float> &dst, const LocalTensor<float> *ins,
                                 const LocalTensor<float> *reds, const LocalTensor<float> *rows,
@@ -183,12 +151,6 @@ __aicore__ inline void EvalOut(int32_t k, const LocalTensor<float> &dst, const L
   switch (k) {
     case 0:
       EvalOut0(dst, ins, sc, save, keep, tmp, attrs, n);
-      break;
-    case 1:
-      EvalOut1(dst, ins, sc, save, keep, tmp, attrs, n);
-      break;
-    case 2:
-      EvalOut2(dst, ins, sc, save, keep, tmp, attrs, n);
       break;
     default:
       break;
@@ -316,13 +278,6 @@ __aicore__ inline void CopyUbToGm(GlobalTensor<T> dst, const LocalTensor<T> &src
 template <typename U>
 __aicore__ inline void StoreToGm(const GlobalTensor<U> &dst, const LocalTensor<U> &src, int64_t n) {
   CopyUbToGm(dst, src, n);
-#if 0
-  constexpr int64_t blockElems = BLOCK_BYTES / static_cast<int64_t>(sizeof(U));
-  if (n % blockElems != 0) {
-    DataCacheCleanAndInvalid<U, CacheLine::SINGLE_CACHE_LINE>(dst[static_cast<uint64_t>(n / blockElems * blockElems)]);
-    DataCacheCleanAndInvalid<U, CacheLine::SINGLE_CACHE_LINE>(dst[static_cast<uint64_t>(n - 1)]);
-  }
-#endif
 }
 
 template <typename T, uint32_t F32_MASK>
@@ -677,6 +632,7 @@ class KernelLayerNormV4 {
   __aicore__ inline void LineReduce(int32_t kind, const LocalTensor<float> &part, const LocalTensor<float> &in,
                                     int32_t n, bool keep) {
     LocalTensor<float> work = workBuf_.Get<float>();
+    (void)kind;  // every reduction is a sum
 #if __NPU_ARCH__ == 1001
     LocalTensor<float> src = in;
     if (keep) {
@@ -686,11 +642,7 @@ class KernelLayerNormV4 {
     int32_t len = n;
     while (len > FOLD_ELEMS) {
       const int32_t half = static_cast<int32_t>(((len + 1) / 2 + 7) / 8 * 8);
-      if (kind == KIND_MAX) {
-        Max(src, src, src[static_cast<uint32_t>(half)], len - half);
-      } else {
-        Add(src, src, src[static_cast<uint32_t>(half)], len - half);
-      }
+      Add(src, src, src[static_cast<uint32_t>(half)], len - half);
       len = half;
     }
     TEventID ev = pipe_.FetchEventID(HardEvent::V_S);
@@ -699,11 +651,7 @@ class KernelLayerNormV4 {
     float v = src.GetValue(0);
     for (int32_t i = 1; i < len; ++i) {
       const float x = src.GetValue(static_cast<uint32_t>(i));
-      if (kind == KIND_MAX) {
-        v = (x != x || x > v) ? x : v;
-      } else {
-        v = v + x;
-      }
+      v = v + x;
     }
     TEventID ev2 = pipe_.FetchEventID(HardEvent::S_V);
     SetFlag<HardEvent::S_V>(ev2);
@@ -712,11 +660,7 @@ class KernelLayerNormV4 {
     (void)work;
 #else
     (void)keep;
-    if (kind == KIND_MAX) {
-      ReduceMax(part, in, work, n, false);
-    } else {
-      ReduceSum(part, in, work, n);
-    }
+    ReduceSum(part, in, work, n);
 #endif
   }
 
@@ -757,15 +701,6 @@ class KernelLayerNormV4 {
         one ? acc_[k][static_cast<uint32_t>(l)] : part_[k][static_cast<uint32_t>(l * PartStride(n))];
     const LocalTensor<float> last = dst[static_cast<uint32_t>(full)];
     const LocalTensor<float> rest = src[static_cast<uint32_t>(full * rep)];
-    if (RED_KIND[k] == KIND_MAX) {
-      if (full > 0) {
-        WholeReduceMax(dst, src, rep, full, 1, 1, 8, ReduceOrder::ORDER_ONLY_VALUE);
-      }
-      if (tail > 0) {
-        WholeReduceMax(last, rest, tail, 1, 1, 1, 8, ReduceOrder::ORDER_ONLY_VALUE);
-      }
-      return;
-    }
     if (full > 0) {
       WholeReduceSum(dst, src, rep, full, 1, 1, 8);
     }
@@ -790,11 +725,8 @@ class KernelLayerNormV4 {
     }
     const int32_t times = static_cast<int32_t>(rows);
     const int32_t blocks = static_cast<int32_t>(PartStride(n) / SLOT_ELEMS);  // 32-byte blocks between rows
-    if (RED_KIND[k] == KIND_MAX) {
-      WholeReduceMax(acc_[k], part_[k], parts, times, 1, 1, blocks, ReduceOrder::ORDER_ONLY_VALUE);
-    } else {
-      WholeReduceSum(acc_[k], part_[k], parts, times, 1, 1, blocks);
-    }
+    (void)k;
+    WholeReduceSum(acc_[k], part_[k], parts, times, 1, 1, blocks);
 #endif
   }
 
@@ -810,26 +742,12 @@ class KernelLayerNormV4 {
 
   // acc_k combined with part_k over n elements (first: acc = part); `seen` elements of the row came before
   // this chunk and `count` is seen plus the chunk's.
-  // A max an online sum rescales with is kept >= -FLT_MAX: a chunk of only -inf then gives exp(-inf) = 0
-  // terms and a rescale factor exp(m_old - m_new) = 1, never exp(-inf - -inf) = NaN.
-  // A mean an online sum of squares is centred on is kept as the running mean; the sum of squares then moves its
-  // earlier chunks to the new mean before adding this chunk's: acc = acc + seen * (m_old - m_new)^2 + part.
+  // A mean an online sum of squares is centred on is kept as the running mean; the sum of squares then moves
+  // its earlier chunks to the new mean before adding this chunk's: acc = acc + seen * (m_old - m_new)^2 + part.
   __aicore__ inline void Combine(int32_t k, bool first, int32_t n, float seen, float count) {
-    const bool rescaled = Online(k, false);
     const bool centred = Online(k, true);
     if (first) {
       Muls(acc_[k], part_[k], centred ? 1.0f / count : 1.0f, n);
-      if (rescaled) {
-        Maxs(acc_[k], acc_[k], LOWEST_FLOAT, n);
-      }
-      return;
-    }
-    if (RED_KIND[k] == KIND_MAX) {
-      Muls(old_[k], acc_[k], 1.0f, n);
-      Max(acc_[k], acc_[k], part_[k], n);
-      if (rescaled) {
-        Maxs(acc_[k], acc_[k], LOWEST_FLOAT, n);
-      }
       return;
     }
     if (centred) {  // m = m_old * (seen / count) + part / count (an infinite sum stays infinite)
@@ -842,13 +760,8 @@ class KernelLayerNormV4 {
     if (m >= 0) {
       LocalTensor<float> fac = facBuf_.Get<float>();
       Sub(fac, old_[m], acc_[m], n);
-      if (RED_KIND[m] == KIND_MAX) {  // rescaled: acc = acc * exp(m_old - m_new) + part
-        Exp(fac, fac, n);
-        Mul(acc_[k], acc_[k], fac, n);
-      } else {  // centred: acc = acc + seen * (m_old - m_new)^2 + part
-        Mul(fac, fac, fac, n);
-        Axpy(acc_[k], fac, seen, n);
-      }
+      Mul(fac, fac, fac, n);  // centred: acc = acc + seen * (m_old - m_new)^2 + part
+      Axpy(acc_[k], fac, seen, n);
     }
     Add(acc_[k], acc_[k], part_[k], n);
   }
@@ -864,9 +777,6 @@ class KernelLayerNormV4 {
   // Row slot k of a mode-0 reduction after its last chunk (n slots from `slot`: a tile's rows side by side):
   // the guard of a max an online sum rescales with (the combine applies it chunk by chunk), a mean's 1 / R.
   __aicore__ inline void FinishSlot(int32_t k, uint32_t slot, int32_t n) {
-    if (Online(k, false)) {
-      Maxs(acc_[k][slot], acc_[k][slot], LOWEST_FLOAT, n);
-    }
     if (RED_KIND[k] == KIND_MEAN) {
       Muls(acc_[k][slot], acc_[k][slot], 1.0f / static_cast<float>(r_), n);
     }

@@ -88,24 +88,6 @@ __aicore__ inline void EvalOut0(const LocalTensor<float> &dst, const LocalTensor
   Mul(dst, tmp[0], ins[1], n);
 }
 
-// output rstdOut = 1 / sqrt(ms + epsilon) over one line of n elements; reductions and per-row values are the row's
-// scalars sc; with keep, the kept subformulas are written to (an argument) or read from (an output) save.
-__aicore__ inline void EvalOut1(const LocalTensor<float> &dst, const LocalTensor<float> *ins, const float *sc,
-                                const LocalTensor<float> *save, bool keep, const LocalTensor<float> *tmp,
-                                const float *attrs, int32_t n) {
-  (void)ins;
-  (void)sc;
-  (void)save;
-  (void)keep;
-  (void)tmp;
-  (void)attrs;
-  Duplicate(tmp[0], static_cast<float>(1.0), n);
-  Duplicate(tmp[3], sc[0], n);
-  Adds(tmp[2], tmp[3], attrs[0], n);
-  Sqrt(tmp[1], tmp[2], n);
-  Div(dst, tmp[0], tmp[1], n);
-}
-
 // per-row value 0 = 1 / sqrt(ms + epsilon) over one line of n elements; reductions and per-row values are lines.
 __aicore__ inline void EvalRow0(const LocalTensor<float> &dst, const LocalTensor<float> *ins,
                                 const LocalTensor<float> *reds, const LocalTensor<float> *rows,
@@ -139,9 +121,6 @@ __aicore__ inline void EvalOut(int32_t k, const LocalTensor<float> &dst, const L
   switch (k) {
     case 0:
       EvalOut0(dst, ins, sc, save, keep, tmp, attrs, n);
-      break;
-    case 1:
-      EvalOut1(dst, ins, sc, save, keep, tmp, attrs, n);
       break;
     default:
       break;
@@ -596,47 +575,9 @@ class KernelRmsNorm {
   __aicore__ inline void LineReduce(int32_t kind, const LocalTensor<float> &part, const LocalTensor<float> &in,
                                     int32_t n, bool keep) {
     LocalTensor<float> work = workBuf_.Get<float>();
-#if 0
-    LocalTensor<float> src = in;
-    if (keep) {
-      src = argBuf_.Get<float>();
-      Adds(src, in, 0.0f, n);
-    }
-    int32_t len = n;
-    while (len > FOLD_ELEMS) {
-      const int32_t half = static_cast<int32_t>(((len + 1) / 2 + 7) / 8 * 8);
-      if (kind == KIND_MAX) {
-        Max(src, src, src[static_cast<uint32_t>(half)], len - half);
-      } else {
-        Add(src, src, src[static_cast<uint32_t>(half)], len - half);
-      }
-      len = half;
-    }
-    TEventID ev = pipe_.FetchEventID(HardEvent::V_S);
-    SetFlag<HardEvent::V_S>(ev);
-    WaitFlag<HardEvent::V_S>(ev);
-    float v = src.GetValue(0);
-    for (int32_t i = 1; i < len; ++i) {
-      const float x = src.GetValue(static_cast<uint32_t>(i));
-      if (kind == KIND_MAX) {
-        v = (x != x || x > v) ? x : v;
-      } else {
-        v = v + x;
-      }
-    }
-    TEventID ev2 = pipe_.FetchEventID(HardEvent::S_V);
-    SetFlag<HardEvent::S_V>(ev2);
-    WaitFlag<HardEvent::S_V>(ev2);
-    Duplicate(part, v, 1);
-    (void)work;
-#else
+    (void)kind;  // every reduction is a sum
     (void)keep;
-    if (kind == KIND_MAX) {
-      ReduceMax(part, in, work, n, false);
-    } else {
-      ReduceSum(part, in, work, n);
-    }
-#endif
+    ReduceSum(part, in, work, n);
   }
 
   // Whether the reductions of a tile of `rows` whole rows of n elements finish in UB on the vector pipe
@@ -662,12 +603,6 @@ class KernelRmsNorm {
   // Row l's reduction k over the n elements of src: one WholeReduce result per 64-element repeat, into row l's
   // partials in part_k (a row of one repeat: straight into its scalar, element l of acc_k).
   __aicore__ inline void PartReduce(int32_t k, int64_t l, const LocalTensor<float> &src, int32_t n) {
-#if 0
-    (void)k;
-    (void)l;
-    (void)src;
-    (void)n;
-#else
     constexpr int32_t rep = static_cast<int32_t>(REP_ELEMS);
     const int32_t full = n / rep;
     const int32_t tail = n - full * rep;
@@ -676,105 +611,43 @@ class KernelRmsNorm {
         one ? acc_[k][static_cast<uint32_t>(l)] : part_[k][static_cast<uint32_t>(l * PartStride(n))];
     const LocalTensor<float> last = dst[static_cast<uint32_t>(full)];
     const LocalTensor<float> rest = src[static_cast<uint32_t>(full * rep)];
-    if (RED_KIND[k] == KIND_MAX) {
-      if (full > 0) {
-        WholeReduceMax(dst, src, rep, full, 1, 1, 8, ReduceOrder::ORDER_ONLY_VALUE);
-      }
-      if (tail > 0) {
-        WholeReduceMax(last, rest, tail, 1, 1, 1, 8, ReduceOrder::ORDER_ONLY_VALUE);
-      }
-      return;
-    }
     if (full > 0) {
       WholeReduceSum(dst, src, rep, full, 1, 1, 8);
     }
     if (tail > 0) {
       WholeReduceSum(last, rest, tail, 1, 1, 1, 8);
     }
-#endif
   }
 
   // Reduction k of the tile's `rows` rows from their partials (PartReduce) into elements 0 .. rows - 1 of acc_k
   // (side by side: the per-row values are then computed once per tile): one WholeReduce repeat per row
   // (nothing when a row is one repeat: PartReduce wrote them).
   __aicore__ inline void TileReduce(int32_t k, int64_t rows, int32_t n) {
-#if 0
-    (void)k;
-    (void)rows;
-    (void)n;
-#else
     const int32_t parts = static_cast<int32_t>((n + REP_ELEMS - 1) / REP_ELEMS);
     if (parts == 1) {
       return;
     }
     const int32_t times = static_cast<int32_t>(rows);
     const int32_t blocks = static_cast<int32_t>(PartStride(n) / SLOT_ELEMS);  // 32-byte blocks between rows
-    if (RED_KIND[k] == KIND_MAX) {
-      WholeReduceMax(acc_[k], part_[k], parts, times, 1, 1, blocks, ReduceOrder::ORDER_ONLY_VALUE);
-    } else {
-      WholeReduceSum(acc_[k], part_[k], parts, times, 1, 1, blocks);
-    }
-#endif
-  }
-
-  // Whether reduction k is a max an online sum rescales with (centred false) or a mean an online sum of
-  // squares is centred on (centred true).
-  __aicore__ inline bool Online(int32_t k, bool centred) {
-    bool any = false;
-    for (int32_t j = 0; j < NUM_RED; ++j) {
-      any = any || RED_ONLINE[j] == k;
-    }
-    return any && ((RED_KIND[k] == KIND_MAX) != centred);
+    (void)k;
+    WholeReduceSum(acc_[k], part_[k], parts, times, 1, 1, blocks);
   }
 
   // acc_k combined with part_k over n elements (first: acc = part); `seen` elements of the row came before
   // this chunk and `count` is seen plus the chunk's.
-  // A max an online sum rescales with is kept >= -FLT_MAX: a chunk of only -inf then gives exp(-inf) = 0
-  // terms and a rescale factor exp(m_old - m_new) = 1, never exp(-inf - -inf) = NaN.
-  // A mean an online sum of squares is centred on is kept as the running mean; the sum of squares then moves its
-  // earlier chunks to the new mean before adding this chunk's: acc = acc + seen * (m_old - m_new)^2 + part.
   __aicore__ inline void Combine(int32_t k, bool first, int32_t n, float seen, float count) {
-    const bool rescaled = Online(k, false);
-    const bool centred = Online(k, true);
+    (void)seen;
+    (void)count;
     if (first) {
-      Muls(acc_[k], part_[k], centred ? 1.0f / count : 1.0f, n);
-      if (rescaled) {
-        Maxs(acc_[k], acc_[k], LOWEST_FLOAT, n);
-      }
+      Muls(acc_[k], part_[k], 1.0f, n);
       return;
-    }
-    if (RED_KIND[k] == KIND_MAX) {
-      Muls(old_[k], acc_[k], 1.0f, n);
-      Max(acc_[k], acc_[k], part_[k], n);
-      if (rescaled) {
-        Maxs(acc_[k], acc_[k], LOWEST_FLOAT, n);
-      }
-      return;
-    }
-    if (centred) {  // m = m_old * (seen / count) + part / count (an infinite sum stays infinite)
-      Muls(old_[k], acc_[k], 1.0f, n);
-      Muls(acc_[k], acc_[k], seen / count, n);
-      Axpy(acc_[k], part_[k], 1.0f / count, n);
-      return;
-    }
-    const int32_t m = RED_ONLINE[k];
-    if (m >= 0) {
-      LocalTensor<float> fac = facBuf_.Get<float>();
-      Sub(fac, old_[m], acc_[m], n);
-      if (RED_KIND[m] == KIND_MAX) {  // rescaled: acc = acc * exp(m_old - m_new) + part
-        Exp(fac, fac, n);
-        Mul(acc_[k], acc_[k], fac, n);
-      } else {  // centred: acc = acc + seen * (m_old - m_new)^2 + part
-        Mul(fac, fac, fac, n);
-        Axpy(acc_[k], fac, seen, n);
-      }
     }
     Add(acc_[k], acc_[k], part_[k], n);
   }
 
   __aicore__ inline void Finish(int32_t pass, int32_t n) {
     for (int32_t k = 0; k < NUM_RED; ++k) {
-      if (RED_PASS[k] == pass && RED_KIND[k] == KIND_MEAN && !Online(k, true)) {  // a centred mean is one already
+      if (RED_PASS[k] == pass && RED_KIND[k] == KIND_MEAN) {
         Muls(acc_[k], acc_[k], 1.0f / static_cast<float>(r_), n);
       }
     }
@@ -783,9 +656,6 @@ class KernelRmsNorm {
   // Row slot k of a mode-0 reduction after its last chunk (n slots from `slot`: a tile's rows side by side):
   // the guard of a max an online sum rescales with (the combine applies it chunk by chunk), a mean's 1 / R.
   __aicore__ inline void FinishSlot(int32_t k, uint32_t slot, int32_t n) {
-    if (Online(k, false)) {
-      Maxs(acc_[k][slot], acc_[k][slot], LOWEST_FLOAT, n);
-    }
     if (RED_KIND[k] == KIND_MEAN) {
       Muls(acc_[k][slot], acc_[k][slot], 1.0f / static_cast<float>(r_), n);
     }
