@@ -978,9 +978,9 @@ def _is_fill(op: str) -> bool:
 
 
 def _is_scatter(op: str) -> bool:
-    """Whether ``op`` is a scatter-add, which the gather model does not cover (no L2 model yet; its status cases
-    are the check's)."""
-    return l2_gather.form_of(next(s for s in SPECS.values() if s.op == op))[0] == "scatter_add"
+    """Whether ``op`` is a scatter-add (element or row), which the gather model does not cover (no L2 model yet;
+    its status cases are the check's)."""
+    return l2_gather.form_of(next(s for s in SPECS.values() if s.op == op))[0] in ("scatter_add", "index_add")
 
 
 @pytest.mark.parametrize(

@@ -132,11 +132,12 @@ REGISTERED_OPS = sorted(op for op, s in SPECS.items() if s.op_type in RECORDED)
 
 def test_every_recorded_entry_names_its_opdef_file_and_covers_the_specs() -> None:
     """Each record names the ops-nn OpDef file it was read from; every OpType a spec uses is recorded, but
-    the ones the EmbeddingDenseBackward, IndexSelect, Embedding, Take, Gather, IndexFillTensor and ScatterAdd
-    specs define themselves (ops-nn's EmbeddingDense OpTypes take other inputs; its GatherV2 takes the axis as a
-    tensor and, as its Embedding and GatherElements, is registered for Ascend950 only; its IndexFill takes the
-    indices as given, where IndexFillSlices takes them sorted and distinct; its ScatterElementsV2 updates its
-    input in place with attrs reduction and include_self, where ScatterAddAlongDim writes out), and the foreach
+    the ones the EmbeddingDenseBackward, IndexSelect, Embedding, Take, Gather, IndexFillTensor, ScatterAdd and
+    IndexAdd specs define themselves (ops-nn's EmbeddingDense OpTypes take other inputs; its GatherV2 takes the
+    axis as a tensor and, as its Embedding and GatherElements, is registered for Ascend950 only; its IndexFill
+    takes the indices as given, where IndexFillSlices takes them sorted and distinct; its ScatterElementsV2
+    updates its input in place with attrs reduction and include_self, where ScatterAddAlongDim writes out; its
+    InplaceIndexAdd updates var in place, where IndexAddAlongDim writes out), and the foreach
     OpTypes whose ops-nn OpDef has integer columns the family's kernels do not compute (ForeachMulList,
     ForeachMulScalar, ForeachAddScalar, ForeachAddList, ForeachMaximumScalar; their specs' notes say so) or, on
     Ascend950, a FLOAT scalar beside a FLOAT16 list."""
@@ -153,6 +154,7 @@ def test_every_recorded_entry_names_its_opdef_file_and_covers_the_specs() -> Non
         "ForeachMulList",
         "ForeachMulScalar",
         "GatherAlongDim",
+        "IndexAddAlongDim",
         "IndexFillSlices",
         "IndexSelectRows",
         "ScatterAddAlongDim",

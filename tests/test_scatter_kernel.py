@@ -25,8 +25,8 @@ ROOT = Path(__file__).resolve().parents[1]
 RUNTIME = ROOT / "runtime"
 
 #: A kernel entry around ScatterOwnedSum / ScatterAtomicSum and a main that reads "product dtype indexDtype
-#: strategy order seed windowLen tileLen cores" from argv and from stdin the view's 45 int64 words, 4 int64
-#: per core (ownBegin ownEnd indexBegin indexEnd), then self, index and src; it writes out to stdout and
+#: strategy order seed windowLen tileLen cores scaled" from argv and from stdin the view's 47 int64 words, 4 int64
+#: per core (ownBegin ownEnd indexBegin indexEnd), then self, index, src and (scaled) alpha; it writes out to stdout and
 #: "ok" (or the fault) and per core "gmRead gmWritten gmAtomic" to stderr.
 PROGRAM = """
 #include <cstdint>
@@ -52,6 +52,7 @@ struct Tiling {
   int64_t strategy;  // 0 owned, 1 atomic
   int64_t windowLen;
   int64_t tileLen;
+  int64_t scaled;  // 1: args[5] holds alpha (a row scatter's factor)
   int64_t ranges[64][4];
 };
 
@@ -60,13 +61,14 @@ void Entry(uint8_t **args) {
   Tiling t;
   std::memcpy(&t, args[4], sizeof(t));
   const int64_t *r = t.ranges[GetBlockIdx()];
+  uint8_t *alpha = t.scaled != 0 ? args[5] : nullptr;
   if (t.strategy == 0) {
     ScatterOwnedSum<T, TIndex> op;
-    op.Init(args[0], args[1], args[2], args[3], t.view, r[0], r[1], t.windowLen, t.tileLen);
+    op.Init(args[0], args[1], args[2], alpha, args[3], t.view, r[0], r[1], t.windowLen, t.tileLen);
     op.Process();
   } else {
     ScatterAtomicSum<T, TIndex> op;
-    op.Init(args[0], args[1], args[2], args[3], t.view, r[0], r[1], r[2], r[3], t.windowLen, t.tileLen);
+    op.Init(args[0], args[1], args[2], alpha, args[3], t.view, r[0], r[1], r[2], r[3], t.windowLen, t.tileLen);
     op.Process();
   }
 }
@@ -87,18 +89,20 @@ int main(int argc, char **argv) {
   t.windowLen = std::atoll(argv[7]);
   t.tileLen = std::atoll(argv[8]);
   const int64_t cores = std::atoll(argv[9]);
-  if (std::fread(&t.view, sizeof(int64_t), 45, stdin) != 45 ||
+  t.scaled = std::atoll(argv[10]);
+  if (std::fread(&t.view, sizeof(int64_t), 47, stdin) != 47 ||
       std::fread(t.ranges, sizeof(int64_t), static_cast<size_t>(4 * cores), stdin) != static_cast<size_t>(4 * cores)) {
     return 3;
   }
   const int64_t size = dtype <= 0 || dtype == 3 ? 4 : dtype == 4 ? 1 : 2;
   const int64_t indexSize = indexDtype == 0 ? 4 : 8;
   th::Gm self(static_cast<uint64_t>(t.view.outNum * size), "input 0 (self)", false);
-  th::Gm index(static_cast<uint64_t>(t.view.indexNum * indexSize), "input 1 (index)", false);
+  th::Gm index(static_cast<uint64_t>(t.view.indexLen * indexSize), "input 1 (index)", false);
   th::Gm src(static_cast<uint64_t>(t.view.srcNum * size), "input 2 (src)", false);
+  th::Gm alpha(static_cast<uint64_t>(t.scaled != 0 ? size : 0), "input 3 (alpha)", false);
   th::Gm out(static_cast<uint64_t>(t.view.outNum * size), "output 0 (out)");
   th::Gm tiling(sizeof(t), "tiling", false);
-  for (th::Gm *g : {&self, &index, &src}) {
+  for (th::Gm *g : {&self, &index, &src, &alpha}) {
     if (g->bytes > 0 && std::fread(g->data(), 1, g->bytes, stdin) != g->bytes) {
       return 4;
     }
@@ -112,7 +116,7 @@ int main(int argc, char **argv) {
             : dtype == 2 ? Pick<bfloat16_t>(indexDtype)
             : dtype == 3 ? Pick<int32_t>(indexDtype)
                          : Pick<int8_t>(indexDtype);
-  k.args = {&self, &index, &src, &out, &tiling};
+  k.args = {&self, &index, &src, &out, &tiling, &alpha};
   k.blockDim = static_cast<uint32_t>(cores);
   const opgen_rt::LaunchResult r = th::Run(k);
   std::fwrite(out.data(), 1, out.bytes, stdout);
@@ -172,10 +176,13 @@ def _run(
     tensors: tuple[torch.Tensor, torch.Tensor, torch.Tensor],
     order: int,
     seed: int = 0,
+    alpha: torch.Tensor | None = None,
 ) -> tuple[torch.Tensor, str, list[tuple[int, int, int]]]:
     """Runs the plan: ``out`` (self's shape and dtype), the launch's status line and per core (GM bytes read,
-    written, atomically added)."""
+    written, atomically added). ``alpha``: a one-element tensor of self's dtype (a row scatter's factor)."""
     self_t, index_t, _ = tensors
+    if alpha is not None:
+        tensors = (*tensors, alpha.reshape(1))
     words = struct.pack(f"<{len(view.words())}q", *view.words())
     words += b"".join(struct.pack("<4q", c.own_begin, c.own_end, c.index_begin, c.index_end) for c in plan.cores)
     raw = b"".join(t.contiguous().view(torch.uint8).numpy().tobytes() for t in tensors)
@@ -189,6 +196,7 @@ def _run(
         plan.window_len,
         plan.tile_len,
         len(plan.cores),
+        0 if alpha is None else 1,
     ]
     proc = subprocess.run([str(program[product]), *map(str, argv)], input=words + raw, capture_output=True, check=True)
     lines = proc.stderr.decode().splitlines()
@@ -363,3 +371,88 @@ def test_plan_choices() -> None:
     with pytest.raises(ValueError, match="above"):
         scatter_view((4, 4), (5, 4), (5, 4), 1)
     assert np.prod(view.extents) == 1500
+
+
+def _sequential_rows(
+    self_t: torch.Tensor, index: torch.Tensor, src: torch.Tensor, axis: int, alpha: torch.Tensor
+) -> torch.Tensor:
+    """index_add in float32 done one slice at a time in index order, each ``alpha * x`` and each add rounded
+    once (NumPy, no fused multiply-add): what one core summing each element in index order computes."""
+    out = self_t.numpy().copy()
+    a, factor = out.shape[axis], np.float32(alpha.item())
+    for k, position in enumerate(index.tolist()):
+        if 0 <= position < a:
+            target = np.take(out, position, axis=axis)
+            term = np.float32(factor) * np.take(src.numpy(), k, axis=axis)
+            place = [slice(None)] * out.ndim
+            place[axis] = position
+            out[tuple(place)] = (target + term).astype(np.float32)
+    return torch.from_numpy(out)
+
+
+@pytest.mark.parametrize(
+    ("shape", "dim", "dtype", "strategy"),
+    [
+        ((40, 30), 0, "FLOAT", "owned"),
+        ((40, 30), 0, "FLOAT", "atomic"),
+        ((5, 12, 9), 1, "FLOAT16", "owned"),
+        ((6, 4, 33), -1, "INT32", "owned"),
+        ((6, 4, 33), -1, "INT32", "atomic"),
+    ],
+)
+def test_row_scatter_is_index_add(program: dict[str, Path], shape: tuple, dim: int, dtype: str, strategy: str) -> None:
+    """A row scatter (``scatter_view(rows=True)``, a 1-d index read at the walk's coordinate along dim, src's
+    elements times alpha) against torch's ``index_add(dim, index, source, alpha=alpha)``, with repeated
+    positions and both ends, under every core order: bit for bit for INT32 (torch) and for the owned FLOAT run
+    (one core sums each element in index order, each ``alpha * x`` and each add rounded once: a sequential
+    float32 loop); FLOAT16 within one ULP of the float64 result (summed in float, rounded once); FLOAT's atomic
+    adds within the derived bound. Index values outside [0, A) (-1, A, 2^32 + 1) add nothing, never fault."""
+    torch_dtype = DTYPES[dtype][1]
+    axis = dim % len(shape)
+    a, k = shape[axis], 3 * shape[axis] + 2
+    g = torch.Generator().manual_seed(5)
+    index = torch.randint(0, a, (k,), generator=g, dtype=torch.int64)
+    index[:4] = torch.tensor([0, a - 1, a - 1, 0])
+    index[-3:] = torch.tensor([-1, a, 2**32 + 1])
+    src_shape = tuple(k if i == axis else e for i, e in enumerate(shape))
+    if torch_dtype.is_floating_point:
+        self_t = (torch.rand(shape, generator=g, dtype=torch.float64) * 20 - 10).to(torch_dtype)
+        src_t = (torch.rand(src_shape, generator=g, dtype=torch.float64) * 20 - 10).to(torch_dtype)
+        alpha = torch.tensor(-1.5, dtype=torch_dtype)
+    else:
+        self_t = torch.randint(-100, 100, shape, generator=g).to(torch_dtype)
+        src_t = torch.randint(-100, 100, src_shape, generator=g).to(torch_dtype)
+        alpha = torch.tensor(-3, dtype=torch_dtype)
+    valid = (index >= 0) & (index < a)
+    keep = valid.nonzero().view(-1)
+    want = self_t.index_add(axis, index[keep], src_t.index_select(axis, keep), alpha=alpha.item())
+    view = scatter_view(shape, (k,), src_shape, dim, rows=True)
+    plan = _plan("Ascend910B", view, torch_dtype, torch.int64, deterministic=strategy == "owned", tile_len=7)
+    assert plan.strategy == strategy
+    outs = []
+    for order in ORDERS:
+        out, status, stats = _run(program, "Ascend910B", plan, view, (self_t, index, src_t), order, seed=3, alpha=alpha)
+        assert status == "ok", (order, status)
+        outs.append(out)
+        # the modelled GM bytes beside one read of alpha per core; an element of the walk whose index is
+        # invalid reads no src element and (atomic) adds nothing
+        item = self_t.element_size()
+        modelled, minimum = gm_traffic(plan, view, item, 8)
+        bad = int((~valid).sum()) * (src_t.numel() // k) * item * (2 if strategy == "atomic" else 1)
+        moved = sum(s[0] + s[1] + s[2] for s in stats) - len(plan.cores) * item
+        assert minimum <= modelled and moved == modelled - bad, (order, moved, modelled, bad)
+        if not torch_dtype.is_floating_point:
+            assert torch.equal(out, want), order
+        elif strategy == "owned" and dtype == "FLOAT":
+            assert torch.equal(out, _sequential_rows(self_t, index, src_t, axis, alpha)), order
+        elif dtype == "FLOAT16":
+            exact = self_t.double().index_add(axis, index[keep], src_t.double().index_select(axis, keep), alpha=-1.5)
+            # summed in float32 and rounded once: within one FLOAT16 ULP of the exact sum (2**-10 relative)
+            assert bool(((out.double() - exact).abs() <= exact.abs().clamp(min=1.0) * 2.0**-10).all()), order
+        else:
+            terms = (src_t.index_select(axis, keep).double() * 1.5).abs()
+            count = torch.zeros_like(self_t, dtype=torch.float64).index_add(axis, index[keep], torch.ones_like(terms))
+            mag = self_t.double().abs().index_add(axis, index[keep], terms)
+            assert bool(((out.double() - want.double()).abs() <= count * torch.finfo(torch.float32).eps * mag).all())
+    if strategy == "owned":
+        assert all(torch.equal(outs[0], o) for o in outs[1:])

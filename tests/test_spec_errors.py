@@ -2160,9 +2160,8 @@ def test_gather_scatter_compute_checks(tmp_path: Path) -> None:
     )
     edited = text.replace("  dim: 0 ", "  dims: 0 ")
     assert errors_of(path, edited, catalogue)[-1] == (
-        f"{f}:{line_of('  dim: 0 ')}: compute.dims: unknown key 'dims' (did you mean 'dim'?); allowed: dest, dim, "
-        "direction, index, "
-        "negative_index, source, src, value"
+        f"{f}:{line_of('  dim: 0 ')}: compute.dims: unknown key 'dims' (did you mean 'dim'?); allowed: alpha, dest, "
+        "dim, direction, index, negative_index, source, src, value"
     )
 
 
@@ -2246,9 +2245,39 @@ def test_scatter_add_compute_checks(tmp_path: Path) -> None:
     assert any("direction scatter_add takes three different inputs as source, index and src" in e for e in errs), errs
     edited = text.replace("direction: scatter_add", "direction: gather_elements")
     assert errors_of(path, edited, catalogue)[0] == (
-        f"{f}:{line_of('  src: src')}: compute.src: src is only allowed with direction scatter_add"
+        f"{f}:{line_of('  src: src')}: compute.src: src is only allowed with direction scatter_add or index_add"
     )
     edited = text.replace('shape: "self"', 'shape: "index"')
     assert errors_of(path, edited, catalogue)[0] == (
         f"{f}:{line_of('  dest: out')}: compute.dest: output 'out' must have shape 'self', got 'index'"
     )
+
+
+def test_index_add_compute_checks(tmp_path: Path) -> None:
+    """``direction: index_add`` on specs/index_add.yaml: an index of rank up to 2, alpha naming the int attr,
+    alpha with another direction, the alpha key left out; each error names its file:line."""
+    text = (project_paths().specs / "index_add.yaml").read_text()
+    catalogue = load_catalogue(project_paths().specs / "products.yaml")
+    lines = text.splitlines()
+
+    def line_of(fragment: str) -> int:
+        return next(n for n, t in enumerate(lines, 1) if fragment in t)
+
+    path = tmp_path / "index_add.yaml"
+    f = str(path)
+    assert "    rank: [0, 1]\n" in text
+    edited = text.replace("    rank: [0, 1]\n", "    rank: [0, 2]\n")
+    assert errors_of(path, edited, catalogue)[0] == (
+        f"{f}:{line_of('  index: index')}: compute.index: index input 'index' must have rank 0 or 1 for direction "
+        "index_add"
+    )
+    edited = text.replace("  alpha: alpha", "  alpha: dim")
+    assert errors_of(path, edited, catalogue)[0] == (
+        f"{f}:{line_of('  alpha: alpha')}: compute.alpha: 'dim' is not a scalar attr; direction index_add takes a "
+        "scalar attr as alpha"
+    )
+    edited = text.replace("direction: index_add", "direction: scatter_add")
+    assert any("compute.alpha" in e and "alpha" in e for e in errors_of(path, edited, catalogue))
+    edited = text.replace("  alpha: alpha\n", "")
+    errs = errors_of(path, edited, catalogue)
+    assert any("direction index_add needs 'alpha' (a scalar attr)" in e for e in errs), errs

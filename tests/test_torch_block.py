@@ -253,6 +253,7 @@ def _row_cases() -> dict[str, tuple[Any, set[str]]]:
         "index_select": (lambda x: torch.index_select(x, 1, torch.tensor([5, 0, 5])), {"IndexSelect"}),
         "take": (lambda x: x.take(torch.tensor([[-1, 7], [0, 23]])), {"Take"}),
         "gather": (lambda x: torch.gather(x, 1, torch.tensor([[5, 0], [1, 1], [0, 5]])), {"Gather"}),
+        "index_add": (lambda x: x.index_add(1, torch.tensor([5, 0, 5]), target[:, :3], alpha=2.0), {"IndexAdd"}),
         "silu": (F.silu, {"SiluBackward"}),
         "gelu": (lambda x: F.gelu(x, approximate="tanh"), {"GeluBackwardV2"}),
         "mish": (F.mish, {"MishBackward"}),
@@ -355,3 +356,21 @@ def test_rms_norm_without_a_weight_runs_the_generated_op() -> None:
     assert ran.generated == {"RmsNorm": 1} and not ran.eager
     want = F.rms_norm(x, [6])
     assert (y - want).abs().max() <= 2.0**-18 * want.abs().max()
+
+
+def test_index_add_runs_through_its_api_only_with_what_pytorch_takes() -> None:
+    # index_add goes to aclnnIndexAdd with an index PyTorch takes (int32 too, values in [0, A)) and a source of
+    # the input's dtype and sizes but dim's; an index outside the input or a source of another shape runs
+    # eagerly and raises PyTorch's error; alpha is passed on
+    s = torch.arange(12.0).reshape(3, 4)
+    src = torch.ones(3, 2)
+    with ct.ops("Ascend910B") as ran:
+        with pytest.raises((IndexError, RuntimeError)):
+            s.index_add(1, torch.tensor([0, 4]), src)
+        with pytest.raises(RuntimeError):
+            s.index_add(1, torch.tensor([0, 1]), torch.ones(3, 3))
+        y = torch.index_add(s, 1, torch.tensor([3, 3], dtype=torch.int32), src, alpha=-0.5)
+    assert ran.generated == {"IndexAdd": 1}
+    want = s.clone()
+    want[:, 3] -= 1.0
+    assert torch.equal(y, want)

@@ -59,9 +59,11 @@ class ScatterView:
     index_num: int
     out_num: int
     src_num: int
+    index_axis: int = -1
+    index_len: int = 0
 
     def words(self) -> tuple[int, ...]:
-        """The struct's int64 words in declaration order (45 of them)."""
+        """The struct's int64 words in declaration order (47 of them)."""
         return (
             *self.extents,
             *self.out_strides,
@@ -73,6 +75,8 @@ class ScatterView:
             self.index_num,
             self.out_num,
             self.src_num,
+            self.index_axis,
+            self.index_len,
         )
 
 
@@ -91,17 +95,41 @@ def _pad(values: tuple[int, ...], fill: int) -> tuple[int, ...]:
 
 
 def scatter_view(
-    out_shape: tuple[int, ...], index_shape: tuple[int, ...], src_shape: tuple[int, ...], dim: int
+    out_shape: tuple[int, ...],
+    index_shape: tuple[int, ...],
+    src_shape: tuple[int, ...],
+    dim: int,
+    *,
+    rows: bool = False,
 ) -> ScatterView:
     """The view of a scatter into ``out_shape`` (``self``'s shape) by ``index_shape`` from ``src_shape``
     along ``dim`` (a 0-d tensor counts as rank 1).
 
+    ``rows``: a row scatter (``Tensor.index_add``): ``index`` is 0-d or 1-d with ``K`` elements, ``src`` has
+    ``out``'s rank and extents except ``K`` along ``dim``, and ``src[..., k, ...]`` is added at
+    ``index[k]``; the view walks ``src``'s elements (``extents`` are src's) and reads ``index`` at the
+    coordinate along ``dim`` (``index_axis``, the view dim; ``index_len`` = ``K``). Otherwise ``index_axis``
+    is -1 and ``index_len`` = ``index_num``.
+
     Raises:
         ValueError: the ranks differ or exceed :data:`SCATTER_DIMS`, ``dim`` is outside ``[-rank, rank)``, an
-            extent of index is above src's, or above out's outside ``dim`` (CANN's aclnnScatterAdd rules).
+            extent of index is above src's, or above out's outside ``dim`` (CANN's aclnnScatterAdd rules); for
+            ``rows``: index has rank above 1, or src's extents are not out's outside ``dim`` and ``K`` along it
+            (CANN's aclnnIndexAdd rules).
     """
     out_s, idx_s, src_s = (tuple(s) or (1,) for s in (out_shape, index_shape, src_shape))
     rank = len(out_s)
+    if rows:
+        if len(index_shape) > 1:
+            raise ValueError(f"a row scatter takes a 0-d or 1-d index, got rank {len(index_shape)}")
+        if len(src_s) != rank:
+            raise ValueError(f"self and src must have one rank, got {len(out_s)} and {len(src_s)}")
+        if -rank <= dim < rank:
+            axis = dim % rank
+            want = tuple(idx_s[0] if i == axis else e for i, e in enumerate(out_s))
+            if src_s != want:
+                raise ValueError(f"src must have shape {list(want)} (self's with dim's extent numel(index))")
+        idx_s = src_s
     if not len(idx_s) == len(src_s) == rank:
         raise ValueError(f"self, index and src must have one rank, got {len(out_s)}, {len(idx_s)}, {len(src_s)}")
     if rank > SCATTER_DIMS:
@@ -124,6 +152,8 @@ def scatter_view(
         index_num=prod(idx_s),
         out_num=prod(out_s),
         src_num=prod(src_s),
+        index_axis=SCATTER_DIMS - rank + axis if rows else -1,
+        index_len=src_s[axis] if rows else prod(idx_s),
     )
 
 
@@ -270,12 +300,13 @@ def _index_outer_begin(view: ScatterView, p: int) -> int:
 def gm_traffic(plan: ScatterPlan, view: ScatterView, itemsize: int, index_itemsize: int) -> tuple[int, int]:
     """``(modelled, minimum)`` GM bytes of the launch when every index is valid: ``self`` read and ``out``
     written once each, the index read as the strategy reads it (owned: once per window whose coordinates
-    before dim it shares; atomic: once), one ``src`` element read per index element, and (atomic) ``out``
-    written once more per index element. The minimum reads self, index and the indexed src elements once and
-    writes out once."""
-    minimum = 2 * view.out_num * itemsize + view.index_num * (index_itemsize + itemsize)
+    before dim it shares; atomic: once; a row scatter reads one index element per element of the walk), one
+    ``src`` element read per index element, and (atomic) ``out`` written once more per index element. The
+    minimum reads self, index (``index_len`` elements) and the indexed src elements once and writes out once."""
+    minimum = 2 * view.out_num * itemsize + view.index_len * index_itemsize + view.index_num * itemsize
     if plan.strategy == "atomic":
-        return minimum + view.index_num * itemsize, minimum
+        once = 2 * view.out_num * itemsize + view.index_num * (index_itemsize + 2 * itemsize)
+        return once, minimum
     slice_len = view.axis_len * view.dim_stride
     inner = view.index_num // max(1, prod(view.outer_extents))
     index_reads = 0

@@ -181,6 +181,10 @@ def _gather_stub(input: Any, dim: int, index: Any, *, sparse_grad: bool = False)
     return {"input": input, "dim": dim, "index": index, "sparse_grad": sparse_grad}
 
 
+def _index_add_stub(input: Any, dim: int, index: Any, source: Any, *, alpha: Any = 1) -> Args:
+    return {"input": input, "dim": dim, "index": index, "source": source, "alpha": alpha}
+
+
 #: Source dtypes PyTorch 2.13's CPU kernels of ``gather`` and ``take`` do not implement (NotImplementedError).
 _NO_CPU_GATHER = (torch.uint16, torch.uint32, torch.uint64)
 
@@ -246,6 +250,27 @@ def _gather_takes(a: Args) -> bool:
     dim = a["dim"] % max(t.dim(), 1)
     sizes, wanted = (list(t.shape) or [1]), (list(index.shape) or [1])
     if any(w > s for d, (w, s) in enumerate(zip(wanted, sizes)) if d != dim):
+        return False
+    return _indices_within(index, (torch.int32, torch.int64), 0, size)
+
+
+def _index_add_takes(a: Args) -> bool:
+    """``torch.index_add``'s own rules: an int32 or int64 index of at most one dim, values in [0, A); a CPU
+    source of the input's dtype and rank (0-d counts as 1) with the input's sizes but ``dim``'s, where it has
+    numel(index); a real number alpha (not a bool)."""
+    t, index, source, size = _source(a), a["index"], a["source"], _dim_size(a)
+    if t is None or size is None or not isinstance(index, torch.Tensor) or index.dim() > 1:
+        return False
+    if not isinstance(source, torch.Tensor) or source.dtype != t.dtype or source.device.type != "cpu":
+        return False
+    alpha = a["alpha"]
+    if isinstance(alpha, bool) or not isinstance(alpha, (int, float)):
+        return False
+    dim = a["dim"] % max(t.dim(), 1)
+    sizes, given = (list(t.shape) or [1]), (list(source.shape) or [1])
+    if len(given) != len(sizes) or any(
+        g != (index.numel() if d == dim else s) for d, (g, s) in enumerate(zip(given, sizes))
+    ):
         return False
     return _indices_within(index, (torch.int32, torch.int64), 0, size)
 
@@ -394,6 +419,20 @@ TORCH_OPS: tuple[TorchOp, ...] = (
         forward="Gather",
         forward_args=lambda a: {"self": a["input"], "dim": int(a["dim"]), "index": a["index"]},
         takes=_gather_takes,
+    ),
+    TorchOp(
+        "index_add",
+        ((torch.index_add, _index_add_stub), (torch.Tensor.index_add, _index_add_stub)),
+        ("input", "index", "source"),
+        forward="IndexAdd",
+        forward_args=lambda a: {
+            "self": a["input"],
+            "dim": int(a["dim"]),
+            "index": a["index"],
+            "source": a["source"],
+            "alpha": a["alpha"],
+        },
+        takes=_index_add_takes,
     ),
     TorchOp(
         "embedding",

@@ -82,11 +82,11 @@ def roles(spec: OpSpec) -> tuple[str, str, str, str | None]:
 
 
 def form_of(spec: OpSpec) -> tuple[str, int]:
-    """``("attr" | "const" | "flatten" | "elements" | "fill" | "scatter_add", constant dim)`` of the op's
-    ``compute`` (``elements``: its ``direction`` is ``gather_elements``; ``fill``: ``fill``; ``scatter_add``:
-    ``scatter_add``, which this model does not cover)."""
+    """``("attr" | "const" | "flatten" | "elements" | "fill" | "scatter_add" | "index_add", constant dim)`` of
+    the op's ``compute`` (``elements``: its ``direction`` is ``gather_elements``; ``fill``: ``fill``;
+    ``scatter_add`` and ``index_add``: those directions, which this model does not cover)."""
     c: Any = spec.compute
-    if getattr(c, "direction", "") in ("fill", "scatter_add"):
+    if getattr(c, "direction", "") in ("fill", "scatter_add", "index_add"):
         return c.direction, 0
     if getattr(c, "direction", "") == "gather_elements":
         return "elements", 0

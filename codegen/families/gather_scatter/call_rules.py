@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from codegen.families.gather_scatter.compute import GatherScatterCompute
+    from codegen.families.gather_scatter.model import GatherScatterCompute
 
 
 def _dim_problem(name: str, dim: object, shape: tuple[int, ...]) -> tuple[str, str] | None:
@@ -29,6 +29,36 @@ def _extent(shape: tuple[int, ...], i: int) -> float:
     return shape[i] if i < len(shape) else -math.inf
 
 
+def _rows_problem(
+    c: GatherScatterCompute,
+    source: tuple[int, ...],
+    index: tuple[int, ...],
+    src: tuple[int, ...] | None,
+    dim: int,
+    axis: int,
+) -> tuple[str, str] | None:
+    """A row scatter-add's rules in CANN's aclnnIndexAdd order: dim in range; source and src of one rank (unless
+    the source is 0-d; a 0-d src counts as rank 1) and one extent outside dim; the index of rank 0 or 1 with
+    as many elements as src has along dim (checked for empty calls too)."""
+    if src is None:
+        return None
+    bad = _dim_problem(c.dim or "dim", dim, source)
+    if bad is not None:
+        return bad
+    src_dims = src or (1,)
+    if source and len(source) != len(src_dims):
+        return c.src or "", f"{c.source} and {c.src} must have one rank, but have {len(source)} and {len(src)}"
+    for i, extent in enumerate(source):
+        if i != axis and extent != src_dims[i]:
+            return c.src or "", f"{c.src}'s extent {src_dims[i]} of dim {i} is not {c.source}'s {extent}"
+    if len(index) > 1:
+        return c.index, f"{c.index} must have rank 0 or 1, but has rank {len(index)}"
+    along = src_dims[min(axis, len(src_dims) - 1)]
+    if math.prod(index) != along:
+        return c.index, f"{c.index} has {math.prod(index)} elements, {c.src} {along} along {c.dim}"
+    return None
+
+
 def call_problem(
     c: GatherScatterCompute, shapes: Mapping[str, tuple[int, ...]], attrs: Mapping[str, object]
 ) -> tuple[str, str] | None:
@@ -41,6 +71,7 @@ def call_problem(
       source's extents outside dim, and a source extent along dim other than 0;
     - a scatter-add with a non-empty index (an empty one is checked no further): source, index and src of
       one rank; each index extent at most src's and, outside dim, at most the source's;
+    - a row scatter-add (index_add): :func:`_rows_problem`;
     - a fill of a non-empty source: each position of the index array within ``[-A, A)`` (``A`` the source's
       extent along dim, 1 for a 0-d source).
 
@@ -69,6 +100,8 @@ def call_problem(
     index = shapes.get(c.index)
     if index is None:
         return None
+    if c.rows:
+        return _rows_problem(c, source, index, shapes.get(c.src or ""), dim, axis)
     if c.scatter:
         src = shapes.get(c.src or "")
         if src is None or math.prod(index) == 0:

@@ -1,4 +1,5 @@
-"""The ``compute`` section of the ``gather_scatter`` family: its model and its parser.
+"""The ``compute`` section of the ``gather_scatter`` family: its parser (the model is
+:mod:`codegen.families.gather_scatter.model`).
 
 A gather/scatter op views a tensor as ``[P, A, Q]`` around ``dim`` (``A`` = the extent of ``dim``, ``P`` and
 ``Q`` the products of the dims before and after it) and moves rows ``[p, i, :]`` of ``Q`` elements as an
@@ -62,192 +63,40 @@ The op has these three inputs, one output and the one attr; the output's shape r
 index outside ``[0, A)`` adds nothing (CANN documents only values inside it). The kernel is the shared
 element scatter-add (``templates/common/scatter_kernel.j2``, :mod:`codegen.plan.scatter`).
 
+``direction: index_add`` (aclnnIndexAdd, ``Tensor.index_add``) is the row form: the same keys plus ``alpha`` (a
+scalar attr, the op's second attr); the index is 0-d or 1-d (``K`` positions), src has the source's extents
+except ``K`` along dim, and ``out[..., index[k], ...] += alpha * src[..., k, ...]``. The device op takes alpha as
+a one-element tensor of the source's dtype; the kernel is the same element scatter walking src's elements.
+
 The family registry (:mod:`codegen.registry`) finds the parser as ``parse_compute``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from codegen.families.gather_scatter import call_rules
-from codegen.spec.errors import SourceLoc
+from codegen.families.gather_scatter.model import (
+    DIRECTIONS,
+    ELEMENTS,
+    FILL,
+    FLATTEN,
+    INDEX_ADD,
+    INDEX_DTYPES,
+    NEGATIVE_POLICIES,
+    SCATTER_ADD,
+    GatherScatterCompute,
+)
 from codegen.spec.expr import to_source
-from codegen.spec.model import DeviceAttr, DeviceInterface, DeviceTensor, DType, TensorSpec
+from codegen.spec.model import TensorSpec
 from codegen.spec.yaml_reader.nodes import YScalar, _join
 
 if TYPE_CHECKING:
-    from codegen.spec.model import OpSpec
     from codegen.spec.scopes import ComputeContext
     from codegen.spec.yaml_reader import Reader, YNode
 
 __all__ = ["call_problem", "parse_compute"]
-
-#: The directions the family generates.
-DIRECTIONS: tuple[str, ...] = ("gather", "gather_elements", "fill", "scatter_add")
-#: The direction that gathers one source element per index element (``torch.gather``).
-ELEMENTS = "gather_elements"
-#: The direction that sets the slices along dim an index array names to a value (``Tensor.index_fill``).
-FILL = "fill"
-#: The direction that adds src's elements into the source at the index's positions (``Tensor.scatter_add``).
-SCATTER_ADD = "scatter_add"
-#: The dtype of the positions tensor the L2 API of a fill hands the device op.
-FILL_INDEX_DTYPE = DType.INT64
-#: Index dtypes the kernels read (the tiling key's index digit is the position).
-INDEX_DTYPES: tuple[DType, ...] = (DType.INT32, DType.INT64)
-#: What a negative index selects (``negative_index``): a zero row, or the row ``index + A`` (wrapped).
-NEGATIVE_POLICIES: tuple[str, ...] = ("zero", "wrap")
-#: The ``dim`` value that reads the source flattened (``P = Q = 1``).
-FLATTEN = "flatten"
-
-
-@dataclass(frozen=True)
-class GatherScatterCompute:
-    """What each tensor and attr of a gather/scatter op is.
-
-    Attributes:
-        direction: ``gather`` (read by index, write dense).
-        source: the input the rows are read from, viewed as ``[P, A, Q]``.
-        index: the index input (INT32 or INT64; 0-d or 1-d for an attr dim, any rank otherwise): ``K``
-            positions along ``dim``, in order.
-        dest: the output, ``[P, K, Q]`` in the source's dims, of the source's dtype.
-        dim: the int64 attr naming the dim, or None when the dim is a constant or the source is flattened.
-        dim_const: the constant dim (``flatten``: 0 of the flattened source), or None for an attr.
-        flatten: whether the source is read flattened (``dim: flatten``).
-        elements: whether one element is gathered per index element (``direction: gather_elements``; the
-            index has the source's rank and the output its shape).
-        negative: what a negative index selects (:data:`NEGATIVE_POLICIES`).
-        loc: the ``compute`` entry.
-        value: for ``direction: fill``, the scalar attr holding the fill value (``index`` then names an
-            int_array attr); None otherwise.
-        src: for ``direction: scatter_add``, the input whose elements are added; None otherwise.
-    """
-
-    direction: str
-    source: str
-    index: str
-    dest: str
-    dim: str | None
-    dim_const: int | None
-    flatten: bool
-    negative: str
-    loc: SourceLoc
-    elements: bool = False
-    value: str | None = None
-    src: str | None = None
-
-    @property
-    def scatter(self) -> bool:
-        """Whether the op adds src's elements at the index's positions (``direction: scatter_add``)."""
-        return self.src is not None
-
-    @property
-    def fill(self) -> bool:
-        """Whether the op fills slices (``direction: fill``) instead of gathering."""
-        return self.value is not None
-
-    @property
-    def implies_device(self) -> bool:
-        """Whether :meth:`device_interface` gives the device op (a fill), so that the spec needs no ``device``
-        section for its array attr (the loader reads this)."""
-        return self.fill
-
-    def device_interface(self, spec: OpSpec) -> DeviceInterface | None:
-        """The device op a fill implies (None for the gather directions, which take the aclnn interface): inputs
-        ``source``, ``index`` (the positions as a 1-d :data:`FILL_INDEX_DTYPE` tensor made of the int_array)
-        and ``value`` (one element of the source's dtype made of the aclScalar), the output ``dest``, the int
-        attr ``dim`` (REQUIRED)."""
-        if self.value is None or self.dim is None:
-            return None
-        loc = self.loc
-        return DeviceInterface(
-            inputs=(
-                DeviceTensor(self.source, self.source, loc),
-                DeviceTensor(self.index, self.index, loc, dtype=FILL_INDEX_DTYPE),
-                DeviceTensor(self.value, self.value, loc, like=self.source),
-            ),
-            outputs=(DeviceTensor(self.dest, self.dest, loc),),
-            attrs=(DeviceAttr(self.dim, self.dim, "int", None, loc),),
-            dtypes=None,
-            loc=loc,
-        )
-
-    def shape_rule(self) -> str:
-        """The output shape rule ``dim``'s kind asks for (the spec's output ``shape`` must be this text)."""
-        if self.fill or self.scatter:
-            return self.source
-        if self.elements:
-            return self.index
-        if self.flatten:
-            return f"inserted(shape(numel({self.source})), 0, {self.index})"
-        if self.dim is None:
-            return f"inserted({self.source}, {self.dim_const}, {self.index})"
-        return f"replaced({self.source}, {self.dim}, numel({self.index}))"
-
-    def view(self, source: tuple[int, ...], dim_value: int | None = None) -> tuple[tuple[int, ...], int]:
-        """``(shape, dim)`` the tiling views ``source`` with (:func:`~.plan.tiling.pqa` takes them): the
-        source's shape and ``dim_value`` (the attr's value) for an attr dim, the shape and the constant for a
-        constant dim, ``(numel,)`` and 0 for a flattened source."""
-        if self.flatten:
-            n = 1
-            for d in source:
-                n *= d
-            return (n,), 0
-        if self.dim is None:
-            assert self.dim_const is not None
-            return source, self.dim_const
-        if dim_value is None:
-            raise ValueError(f"the attr {self.dim} needs a value")
-        return source, dim_value
-
-    def out_shape(
-        self, source: tuple[int, ...], index: tuple[int, ...], dim_value: int | None = None
-    ) -> tuple[int, ...]:
-        """The output's shape for a source and an index of these shapes (:meth:`shape_rule`; ``dim_value``: the
-        attr's value, for an attr dim only).
-
-        Raises:
-            ValueError: the dim is out of range for ``source``.
-        """
-        if self.fill or self.scatter:
-            if dim_value is None:
-                raise ValueError(f"the attr {self.dim} needs a value")
-            rank = max(len(source), 1)
-            if not -rank <= dim_value < rank:
-                raise ValueError(f"dim {dim_value} is out of range for rank {len(source)}")
-            return source
-        if self.elements:
-            if dim_value is None:
-                raise ValueError(f"the attr {self.dim} needs a value")
-            rank = max(len(source), 1)
-            if not -rank <= dim_value < rank:
-                raise ValueError(f"dim {dim_value} is out of range for rank {len(source)}")
-            return index
-        if self.flatten:
-            return index
-        if self.dim is None:
-            d = self.dim_const
-            assert d is not None
-            if d >= len(source):
-                raise ValueError(f"dim {d} is out of range for rank {len(source)}")
-            return (*source[:d], *index, *source[d + 1 :])
-        if dim_value is None:
-            raise ValueError(f"the attr {self.dim} needs a value")
-        rank = max(len(source), 1)
-        if not -rank <= dim_value < rank:
-            raise ValueError(f"dim {dim_value} is out of range for rank {len(source)}")
-        if not source:
-            return ()
-        k = 1
-        for d in index:
-            k *= d
-        axis = dim_value % rank
-        return (*source[:axis], k, *source[axis + 1 :])
-
-    def first_output_shape(self, shape: tuple[int, ...], attrs: Mapping[str, object]) -> tuple[int, ...]:
-        """``shape``: the output shape rule alone gives the output's shape (``attrs`` unused)."""
-        return shape
 
 
 def parse_gather_scatter_compute(node: YNode, ctx: ComputeContext) -> GatherScatterCompute | None:
@@ -266,19 +115,22 @@ def parse_gather_scatter_compute(node: YNode, ctx: ComputeContext) -> GatherScat
         The model, or None when a key is missing or wrong.
     """
     r = ctx.reader
-    m = r.mapping(node, ("direction", "source", "index", "dest", "dim"), ("negative_index", "value", "src"))
+    m = r.mapping(node, ("direction", "source", "index", "dest", "dim"), ("negative_index", "value", "src", "alpha"))
     if m is None:
         return None
     direction_node = m.get("direction")
     if isinstance(direction_node, YScalar) and direction_node.value == FILL:
         return _parse_fill(node, m, ctx)
-    if isinstance(direction_node, YScalar) and direction_node.value == SCATTER_ADD:
-        return _parse_scatter(node, ctx)
+    if isinstance(direction_node, YScalar) and direction_node.value in (SCATTER_ADD, INDEX_ADD):
+        return _parse_scatter(node, ctx, str(direction_node.value))
     if "value" in m:
         r.error(m["value"], f"value is only allowed with direction {FILL}")
         return None
     if "src" in m:
-        r.error(m["src"], f"src is only allowed with direction {SCATTER_ADD}")
+        r.error(m["src"], f"src is only allowed with direction {SCATTER_ADD} or {INDEX_ADD}")
+        return None
+    if "alpha" in m:
+        r.error(m["alpha"], f"alpha is only allowed with direction {INDEX_ADD}")
         return None
     ok = True
     inputs = {t.name: t for t in ctx.inputs}
@@ -444,17 +296,19 @@ def _parse_fill(node: YNode, m: Mapping[str, YNode], ctx: ComputeContext) -> Gat
     return _with_output_shape(model, outputs, m, r)
 
 
-def _parse_scatter(node: YNode, ctx: ComputeContext) -> GatherScatterCompute | None:
-    """The ``direction: scatter_add`` form: ``source``, ``index`` and ``src`` name the op's three inputs (the
-    index's dtypes among :data:`INDEX_DTYPES`, src's and the output's dtypes the source's, index and src of the
-    source's rank range), ``dest`` its one output (shape rule the source's name), ``dim`` its one int64 attr; no
-    ``negative_index`` (a value outside ``[0, A)`` adds nothing). Every problem is recorded in ``ctx.reader`` at
-    its line; None then."""
+def _parse_scatter(node: YNode, ctx: ComputeContext, direction: str) -> GatherScatterCompute | None:
+    """The ``direction: scatter_add`` and ``index_add`` forms: ``source``, ``index`` and ``src`` name the op's
+    three inputs (the index's dtypes among :data:`INDEX_DTYPES`, src's and the output's dtypes the source's,
+    src of the source's rank range; the index of it too for scatter_add, of rank 0 to 1 for index_add),
+    ``dest`` its one output (shape rule the source's name), ``dim`` an int64 attr and, for index_add only,
+    ``alpha`` a scalar attr (its only other attr); no ``negative_index`` (a value outside ``[0, A)`` adds
+    nothing). Every problem is recorded in ``ctx.reader`` at its line; None then."""
     r = ctx.reader
-    m = r.mapping(node, ("direction", "source", "index", "src", "dest", "dim"), ())
+    rows = direction == INDEX_ADD
+    keys = ("direction", "source", "index", "src", "dest", "dim")
+    m = r.mapping(node, (*keys, "alpha") if rows else keys, ())
     if m is None:
         return None
-    ok = True
     inputs = {t.name: t for t in ctx.inputs}
     outputs = {t.name: t for t in ctx.outputs}
     attrs = {a.name: a for a in ctx.attrs}
@@ -465,12 +319,13 @@ def _parse_scatter(node: YNode, ctx: ComputeContext) -> GatherScatterCompute | N
         ("src", inputs, None, "an input"),
         ("dest", outputs, None, "an output"),
         ("dim", attrs, "int64", "an int64 attr"),
+        *((("alpha", attrs, "scalar", "a scalar attr"),) if rows else ()),
     )
-    ok = _resolve_roles(node, m, ctx, SCATTER_ADD, wanted, names)
+    ok = _resolve_roles(node, m, ctx, direction, wanted, names)
     if len({names.get(k) for k in ("source", "index", "src")} - {None}) < sum(
         k in names for k in ("source", "index", "src")
     ):
-        r.error(node, f"direction {SCATTER_ADD} takes three different inputs as source, index and src")
+        r.error(node, f"direction {direction} takes three different inputs as source, index and src")
         ok = False
     if "index" in names and not ctx.require_dtypes(
         m["index"], inputs[names["index"]], INDEX_DTYPES, "an index input takes"
@@ -485,7 +340,7 @@ def _parse_scatter(node: YNode, ctx: ComputeContext) -> GatherScatterCompute | N
                     f"'{names[key]}' must list the dtypes and product_dtypes of '{names['source']}' in the same order",
                 )
                 ok = False
-    for key in ("index", "src"):
+    for key in ("src",) if rows else ("index", "src"):
         if (
             "source" in names
             and key in names
@@ -494,14 +349,19 @@ def _parse_scatter(node: YNode, ctx: ComputeContext) -> GatherScatterCompute | N
         ):
             r.error(m[key], f"input '{names[key]}' must have the rank range of '{names['source']}'")
             ok = False
-    if len(ctx.inputs) != 3 or len(ctx.outputs) != 1 or len(ctx.attrs) != 1:
-        r.error(node, f"direction {SCATTER_ADD} takes exactly three inputs, one output and one attr (dim)")
+    if rows and "index" in names and inputs[names["index"]].rank[1] > 1:
+        r.error(m["index"], f"index input '{names['index']}' must have rank 0 or 1 for direction {INDEX_ADD}")
+        ok = False
+    n_attrs = 2 if rows else 1
+    if len(ctx.inputs) != 3 or len(ctx.outputs) != 1 or len(ctx.attrs) != n_attrs:
+        what = "two attrs (dim, alpha)" if rows else "one attr (dim)"
+        r.error(node, f"direction {direction} takes exactly three inputs, one output and {what}")
         ok = False
     if not ok:
         return None
     model = GatherScatterCompute(
-        SCATTER_ADD, names["source"], names["index"], names["dest"], names["dim"], None, False, "zero", node.loc,
-        src=names["src"],
+        direction, names["source"], names["index"], names["dest"], names["dim"], None, False, "zero", node.loc,
+        src=names["src"], alpha=names.get("alpha"),
     )  # fmt: skip
     return _with_output_shape(model, outputs, m, r)
 

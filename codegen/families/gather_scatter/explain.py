@@ -1,15 +1,16 @@
 """``opgen explain`` for the gather/scatter family: the shape is the source's; the call gathers along dim 0
 (an attr dim is set to 0; a constant dim is the spec's; a flattened source is read as one row of one-element
 rows) with as many indices as that dim's extent (INT64 where listed), in a 1-d index (an element gather: an
-index of the source's shape, dim 0; a fill: every other position along dim 0, the value 1); the tiling section is
-the planner's."""
+index of the source's shape, dim 0; a fill: every other position along dim 0, the value 1; a scatter-add: an
+index and src of the source's shape; a row scatter-add: a 1-d index of dim 0's extent, src of the source's shape,
+alpha 1); the tiling section is the planner's."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
 from codegen.check.constraints import TensorStandIn
-from codegen.families.gather_scatter.compute import GatherScatterCompute
+from codegen.families.gather_scatter.model import GatherScatterCompute
 from codegen.families.gather_scatter.plan.fill import FILL_TILES, fill_decision
 from codegen.families.gather_scatter.plan.scatter import scatter_decision
 from codegen.families.gather_scatter.plan.tiling import (
@@ -63,12 +64,17 @@ def shape_call(
         tensors: dict[str, object] = {comp.source: TensorStandIn(shape, dt), comp.dest: TensorStandIn(shape, dt)}
         attrs: dict[str, object] = {str(comp.dim): 0, comp.index: positions, str(comp.value): 1.0}
         return tensors, [f"{comp.dim} 0 with {len(positions)} positions (every other one), {comp.value} 1"], attrs
-    if comp.scatter:  # an index and src of self's shape along dim 0
+    if comp.scatter:  # an index and src of self's shape along dim 0 (index_add: a 1-d index, alpha 1)
         i = _index_dtype(spec)
-        tensors = {comp.source: TensorStandIn(shape, dt), comp.index: TensorStandIn(shape, i)}
+        index_shape = _scatter_index_shape(comp, shape)
+        tensors = {comp.source: TensorStandIn(shape, dt), comp.index: TensorStandIn(index_shape, i)}
         tensors[str(comp.src)] = TensorStandIn(shape, dt)
         tensors[comp.dest] = TensorStandIn(shape, dt)
-        return tensors, [f"{comp.dim} 0 with an index and {comp.src} of {list(shape)}"], {str(comp.dim): 0}
+        set_attrs: dict[str, object] = {str(comp.dim): 0}
+        if comp.alpha is not None:
+            set_attrs[comp.alpha] = 1.0
+        said = f"{comp.dim} 0 with an index of {list(index_shape)} and {comp.src} of {list(shape)}"
+        return tensors, [said + (f", {comp.alpha} 1" if comp.alpha else "")], set_attrs
     k = _k(comp, shape)
     idx = _index_shape(comp, shape)
     env: dict[str, object] = {
@@ -176,16 +182,23 @@ def _explain_elements(spec: OpSpec, product: Product, shape: tuple[int, ...], dt
     )
 
 
+def _scatter_index_shape(comp: GatherScatterCompute, shape: tuple[int, ...]) -> tuple[int, ...]:
+    """The index of an explained scatter: self's shape, or for a row scatter 1-d of self's extent along dim 0."""
+    return (shape[0] if shape else 1,) if comp.rows else shape
+
+
 def _explain_scatter(spec: OpSpec, product: Product, shape: tuple[int, ...], dt: DType) -> str:
     """The tiling lines of a scatter-add along dim 0 with an index and src of self's shape, without and with
     ACL_OPT_DETERMINISTIC: the strategy and why, the core split, the UB window and the modelled GM bytes."""
-    head = f"tiling for {list(shape)} ({dt.name}) scatter-added along dim 0 by an index of its shape"
+    comp = _compute(spec)
+    index_words = f"a 1-d index of {list(_scatter_index_shape(comp, shape))}" if comp.rows else "an index of its shape"
+    head = f"tiling for {list(shape)} ({dt.name}) scatter-added along dim 0 by {index_words}"
     if 0 in shape:
         return f"{head}: none (self or index is empty; the aclnn API launches nothing)"
     it = _index_dtype(spec)
     lines = []
     for det in (False, True):
-        t = scatter_decision(spec, product, (shape, shape, shape), 0, dt, it, det)
+        t = scatter_decision(spec, product, (shape, _scatter_index_shape(comp, shape), shape), 0, dt, it, det)
         moved, least = gm_traffic(t.plan, t.view, dt.itemsize, it.itemsize)
         lines += [
             f"{head}{', deterministic' if det else ''}: A {t.view.axis_len}, {t.view.index_num} index elements; "

@@ -9,7 +9,8 @@ rows, buffers reused); rows larger than a tile (chunks); rows over every core; a
 with a valid and an invalid index; empty sources and indices (nothing launched, out left as it is); a
 non-contiguous source, index and out. Status cases: :mod:`.status`. An element gather
 (``direction: gather_elements``) takes :mod:`.elements` instead, a fill (``direction: fill``) :mod:`.fill`,
-a scatter-add (``direction: scatter_add``) :mod:`.scatter` (no 64-bit offset case yet).
+a scatter-add (``direction: scatter_add``) :mod:`.scatter`, a row scatter-add (``direction: index_add``)
+:mod:`.rows` (neither has a 64-bit offset case yet).
 The 64-bit offset case: :mod:`.offsets`. ``quick`` keeps one representative of each group.
 """
 
@@ -21,10 +22,11 @@ from codegen.families.gather_scatter.cases.elements import elements_status_cases
 from codegen.families.gather_scatter.cases.fill import fill_status_cases, fill_value_cases
 from codegen.families.gather_scatter.cases.offsets import check_offsets, offset_cases, probe_ranges
 from codegen.families.gather_scatter.cases.outputs import infer_output
+from codegen.families.gather_scatter.cases.rows import row_status_cases, row_value_cases
 from codegen.families.gather_scatter.cases.scatter import scatter_status_cases, scatter_value_cases
 from codegen.families.gather_scatter.cases.status import status_cases
 from codegen.families.gather_scatter.cases.values import Maker, value_cases
-from codegen.families.gather_scatter.compute import FILL_INDEX_DTYPE, GatherScatterCompute
+from codegen.families.gather_scatter.model import FILL_INDEX_DTYPE, GatherScatterCompute
 from codegen.spec.model import DType, OpSpec, Product
 
 __all__ = ["check_cases", "check_offsets", "infer_output", "probe_ranges"]
@@ -44,6 +46,11 @@ def check_cases(spec: OpSpec, product: Product, dtypes: list[DType], quick: bool
         yield from offset_cases(spec, product, (chosen or listed)[0], FILL_INDEX_DTYPE)
         return
     index_dtypes = list(spec.tensor(comp.index).dtypes)
+    if comp.rows:
+        if chosen:
+            yield from row_value_cases(mk, chosen, index_dtypes, quick)
+        yield from row_status_cases(mk, listed, index_dtypes)
+        return
     if comp.scatter:
         if chosen:
             yield from scatter_value_cases(mk, chosen, index_dtypes, quick)

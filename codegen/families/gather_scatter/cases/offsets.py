@@ -9,7 +9,7 @@ from typing import Any
 
 from codegen.check.cases import Case
 from codegen.check.offsets import device_attrs, device_byte_ranges, field_difference, offset_case
-from codegen.families.gather_scatter.compute import GatherScatterCompute
+from codegen.families.gather_scatter.model import GatherScatterCompute
 from codegen.families.gather_scatter.plan.fill import BLOCK_BYTES, MODE_FILL, fill_decision, segments
 from codegen.families.gather_scatter.plan.tiling import (
     LINE_BYTES,

@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from codegen.families.gather_scatter.compute import GatherScatterCompute
+from codegen.families.gather_scatter.model import GatherScatterCompute
 from codegen.runner import device_memory
 from codegen.spec.model import OpSpec
 

@@ -12,7 +12,7 @@ import numpy as np
 
 from codegen.check.cases import Case, normal_array
 from codegen.check.constraints import rejected_by
-from codegen.families.gather_scatter.compute import GatherScatterCompute
+from codegen.families.gather_scatter.model import GatherScatterCompute
 from codegen.runner import numpy_dtype
 from codegen.spec.model import DType, OpSpec, Product
 

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from itertools import pairwise
 from typing import Literal
 
-from codegen.families.gather_scatter.compute import FILL_INDEX_DTYPE
+from codegen.families.gather_scatter.model import FILL_INDEX_DTYPE
 from codegen.families.gather_scatter.plan.tiling import (
     MIN_TILE_BYTES,
     TILE_BUFFERS,

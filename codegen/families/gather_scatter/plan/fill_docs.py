@@ -3,7 +3,7 @@ its constraint lines and its tiling lines."""
 
 from __future__ import annotations
 
-from codegen.families.gather_scatter.compute import GatherScatterCompute
+from codegen.families.gather_scatter.model import GatherScatterCompute
 from codegen.families.gather_scatter.plan.fill import FILL_TILES, MODE_FILL
 from codegen.plan.doc_tables import StatusRow, format_rule_text, null_pointer_attrs, status_table
 from codegen.spec.model import OpSpec

@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import partial
 
-from codegen.families.gather_scatter.compute import GatherScatterCompute
+from codegen.families.gather_scatter.model import GatherScatterCompute
 from codegen.plan import unit_tests as ut
 from codegen.plan.scatter import SCATTER_DIMS, ScatterPlan, ScatterView, plan_scatter, scatter_view
 from codegen.plan.tiling_decision import UbSplitDecision
@@ -22,6 +22,7 @@ SCATTER_DTYPE_KEYS: dict[DType, tuple[int, str]] = {
     DType.INT32: (3, "int32_t"),
     DType.INT8: (4, "int8_t"),
     DType.UINT8: (5, "uint8_t"),
+    DType.INT16: (6, "int16_t"),
 }
 #: Index digit of each index dtype.
 SCATTER_INDEX_KEYS: dict[DType, tuple[int, str]] = {DType.INT32: (0, "int32_t"), DType.INT64: (1, "int64_t")}
@@ -76,6 +77,8 @@ SCATTER_FIELDS: tuple[TilingField[ScatterDecision], ...] = (
             ("indexNum", "index_num", "elements of {index}"),
             ("outNum", "out_num", "elements of {dest}"),
             ("srcNum", "src_num", "elements of {src}"),
+            ("indexAxis", "index_axis", "-1: {index} has the view dims; else the view dim indexing {index}"),
+            ("indexLen", "index_len", "elements of {index}"),
         )
     ),
 )
@@ -106,14 +109,15 @@ def scatter_decision(
     index: DType,
     deterministic: bool,
 ) -> ScatterDecision:
-    """The tiling of a call with ``shapes`` (self, index, src) along ``dim`` on ``product``; ``deterministic``:
-    whether the call runs with ACL_OPT_DETERMINISTIC.
+    """The tiling of a call with ``shapes`` (self, index, src) along ``dim`` on ``product`` (a row scatter when
+    the spec's direction is index_add); ``deterministic``: whether the call runs with ACL_OPT_DETERMINISTIC.
 
     Raises:
         ValueError: the shapes or dim are invalid, the call has no element of out or of index (the L2 API
             launches nothing), or the plan does not fit UB.
     """
-    view = scatter_view(*shapes, dim)
+    comp = spec.compute
+    view = scatter_view(*shapes, dim, rows=isinstance(comp, GatherScatterCompute) and comp.rows)
     if view.out_num == 0 or view.index_num == 0:
         raise ValueError("a call without elements of self or index launches no kernel")
     ub = product.ub_bytes - spec.tiling.ub_reserved_bytes
@@ -160,6 +164,30 @@ UT_CASES: tuple[tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...], int], .
 )
 
 
+#: The same for a row scatter (``direction: index_add``; self, a 1-d index, src with numel(index) along dim).
+ROW_UT_CASES: tuple[tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...], int], ...] = (
+    ((4, 10, 7), (12,), (4, 12, 7), 1),
+    ((300, 20), (5000,), (5000, 20), 0),
+    ((2, 3, 4096), (100,), (2, 3, 100), -1),
+    ((), (), (), 0),
+)
+
+
+def _ut_inputs(
+    comp: GatherScatterCompute, shapes: tuple[tuple[int, ...], ...], dt: DType, it: DType
+) -> dict[str, ut.UtTensor]:
+    """The device inputs of a UT call by name: self, index, src of ``shapes`` and (index_add) a 0-d alpha."""
+    assert comp.src is not None
+    by_name = {
+        comp.source: ut.ut_tensor(shapes[0], dt),
+        comp.index: ut.ut_tensor(shapes[1], it),
+        comp.src: ut.ut_tensor(shapes[2], dt),
+    }
+    if comp.alpha is not None:
+        by_name[comp.alpha] = ut.ut_tensor((), dt)
+    return by_name
+
+
 def scatter_ut_tiling_cases(spec: OpSpec, comp: GatherScatterCompute, products: list[Product]) -> list[ut.UtTilingCase]:
     """Every :data:`UT_CASES` call on every product with the first dtype and INT64 indices (else the first
     index dtype), without and with ACL_OPT_DETERMINISTIC; expectations from :func:`scatter_decision`."""
@@ -169,16 +197,12 @@ def scatter_ut_tiling_cases(spec: OpSpec, comp: GatherScatterCompute, products: 
     it = DType.INT64 if DType.INT64 in idxs else idxs[0]
     cases: list[ut.UtTilingCase] = []
     for p in products:
-        for shape, index_shape, src_shape, dim in UT_CASES:
+        for shape, index_shape, src_shape, dim in ROW_UT_CASES if comp.rows else UT_CASES:
             for det in (False, True):
                 d = scatter_decision(spec, p, (shape, index_shape, src_shape), dim, dt, it, det)
                 values = ut.ut_attr_values(spec)
                 values[comp.dim] = dim
-                by_name = {
-                    comp.source: ut.ut_tensor(shape, dt),
-                    comp.index: ut.ut_tensor(index_shape, it),
-                    comp.src: ut.ut_tensor(src_shape, dt),
-                }
+                by_name = _ut_inputs(comp, (shape, index_shape, src_shape), dt, it)
                 cases.append(
                     ut.ut_tiling_case(
                         p,
@@ -207,14 +231,16 @@ def scatter_ut_infer_cases(spec: OpSpec, comp: GatherScatterCompute) -> list[ut.
     dt = spec.tensor(comp.source).dtypes[0]
     it = DType.INT64 if DType.INT64 in spec.tensor(comp.index).dtypes else spec.tensor(comp.index).dtypes[0]
     out: list[ut.UtInferCase] = []
-    for name, shape, index_shape, dim in (("SelfShape", (4, 10, 7), (4, 3, 7), 1), ("ScalarSelf", (), (), 0)):
+    calls: tuple[tuple[str, tuple[int, ...], tuple[int, ...], int], ...] = (
+        ("SelfShape", (4, 10, 7), (4, 3, 7), 1),
+        ("ScalarSelf", (), (), 0),
+    )
+    for name, shape, src_shape, dim in calls:
         values = ut.ut_attr_values(spec)
         values[comp.dim] = dim
-        by_name = {
-            comp.source: ut.ut_tensor(shape, dt),
-            comp.index: ut.ut_tensor(index_shape, it),
-            comp.src: ut.ut_tensor(index_shape, dt),
-        }
+        # a row scatter's index is 1-d, of src's extent along dim
+        index_shape = src_shape[dim : dim + 1] if comp.rows else src_shape
+        by_name = _ut_inputs(comp, (shape, index_shape, src_shape), dt, it)
         out.append(
             ut.ut_infer_case(
                 name,

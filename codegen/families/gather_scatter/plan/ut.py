@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from codegen.families.gather_scatter.compute import FILL_INDEX_DTYPE, GatherScatterCompute
+from codegen.families.gather_scatter.model import FILL_INDEX_DTYPE, GatherScatterCompute
 from codegen.families.gather_scatter.plan.fill import fill_decision
 from codegen.families.gather_scatter.plan.scatter import scatter_ut_infer_cases, scatter_ut_tiling_cases
 from codegen.families.gather_scatter.plan.tiling import elements_decision, tiling_decision

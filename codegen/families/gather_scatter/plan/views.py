@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from codegen.families.gather_scatter.compute import FILL_INDEX_DTYPE, GatherScatterCompute
+from codegen.families.gather_scatter.model import FILL_INDEX_DTYPE, GatherScatterCompute
 from codegen.families.gather_scatter.plan.fields import TILING_FIELDS, VIEW_DIMS
 from codegen.families.gather_scatter.plan.fill import FILL_TILES, MODE_FILL, REGBASE_NPU_ARCHS
 from codegen.families.gather_scatter.plan.fill_docs import fill_constraint_lines, fill_status_rows, fill_tiling_lines
@@ -88,6 +88,8 @@ class Roles:
     value_pos: int = -1
     src: str = ""
     src_pos: int = -1
+    alpha: str = ""
+    rows: bool = False
 
     @property
     def fill(self) -> bool:
@@ -96,8 +98,9 @@ class Roles:
 
     @property
     def scatter(self) -> bool:
-        """Whether the op adds src's elements at index's positions (``direction: scatter_add``; ``src`` and
-        ``src_pos`` name its third input)."""
+        """Whether the op adds src's elements at index's positions (``direction: scatter_add`` or ``index_add``;
+        ``src`` and ``src_pos`` name its third input; an index_add's ``rows`` is set and ``alpha`` names its
+        scalar attr, the device op's fourth input)."""
         return bool(self.src)
 
 
@@ -263,6 +266,8 @@ def roles_of(spec: OpSpec) -> Roles:
             f"around {comp.dim}",
             src=comp.src,
             src_pos=spec.input_names.index(comp.src),
+            alpha=comp.alpha or "",
+            rows=comp.rows,
         )
     if comp.flatten:
         around = f"flattened (P = Q = 1, A = numel({comp.source}))"
@@ -307,11 +312,11 @@ def _opdef(spec: OpSpec, products: list[Product], attrs: Any) -> OpDefRegistrati
             comp.source: param(comp.source, [d for d, _ in cols]),
             comp.index: param(comp.index, [i for _, i in cols]),
         }
-        if comp.src is not None:
-            ins[comp.src] = param(comp.src, [d for d, _ in cols])
-        return OpDefTensors(
-            inputs=tuple(ins[n] for n in spec.input_names), outputs=(param(comp.dest, [d for d, _ in cols]),)
-        )
+        for name in (comp.src, comp.alpha):
+            if name is not None:
+                ins[name] = param(name, [d for d, _ in cols])
+        names = [t.name for t in spec.device_interface.inputs]
+        return OpDefTensors(inputs=tuple(ins[n] for n in names), outputs=(param(comp.dest, [d for d, _ in cols]),))
 
     default = tensors(None)
     configs = tuple(
@@ -520,6 +525,7 @@ def _family_parts(spec: OpSpec, catalogue: Catalogue, common: Mapping[str, Any])
         "l0_params": [
             *l0_params(spec, []),
             *(f"const aclTensor *{n}" for n in (comp.index, comp.value) if comp.fill and n is not None),
+            *(f"const aclTensor *{n}" for n in (comp.alpha,) if n is not None),
             *(a.decl for a in dim_attrs),
         ],
         "mode_fill": MODE_FILL,

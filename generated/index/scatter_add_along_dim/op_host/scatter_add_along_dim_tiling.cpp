@@ -31,6 +31,9 @@ struct ScatterView {
   int64_t indexNum;   // elements of index
   int64_t outNum;     // elements of out (and self)
   int64_t srcNum;     // elements of src
+  int64_t indexAxis;  // -1: index has the view's dims (the walk's element k reads index[k]); else a row scatter:
+                      // index is 1-d and the walk (over src's dims) reads index[coord[indexAxis]]
+  int64_t indexLen;   // elements of the index tensor
 };
 
 constexpr int64_t SCATTER_LINE_BYTES = 64;   // a core owns whole lines of out
@@ -56,9 +59,11 @@ struct ScatterPlan {
 // Fills `v` for out (self's shape), index and src of rank `rank` (a 0-d tensor passed as rank 1, shape {1})
 // and the dim `axis` in [0, rank): index's dims right-aligned to SCATTER_DIMS with out's strides (0 along
 // axis) and src's, the dims before axis of index and out, A, out's stride along axis and the element counts.
-// The caller has checked the ranks and extents (index <= src, and <= out outside axis).
+// The caller has checked the ranks and extents (index <= src, and <= out outside axis). A row scatter (`rows`:
+// a 1-d index of src's extent along axis, src of out's extents elsewhere) passes src's shape as `indexShape`:
+// the walk runs over src's elements and reads index[its coordinate along axis].
 static void ScatterViewOf(const int64_t *outShape, const int64_t *indexShape, const int64_t *srcShape, int64_t rank,
-                          int64_t axis, ScatterView &v) {
+                          int64_t axis, bool rows, ScatterView &v) {
   const int64_t pad = SCATTER_DIMS - rank;
   int64_t outStride = 1;
   int64_t srcStride = 1;
@@ -83,6 +88,8 @@ static void ScatterViewOf(const int64_t *outShape, const int64_t *indexShape, co
   }
   v.outNum = outStride;
   v.srcNum = srcStride;
+  v.indexAxis = rows ? pad + axis : -1;
+  v.indexLen = rows ? indexShape[axis] : v.indexNum;
 }
 
 // The plan of codegen.plan.scatter.plan_scatter: the atomic strategy when the caller does not ask for
@@ -225,7 +232,7 @@ static ge::graphStatus ScatterAddAlongDimTilingFunc(gert::TilingContext *context
     dim += rank;
   }
   ScatterView view{};
-  ScatterViewOf(dims[0], dims[1], dims[2], rank, dim, view);
+  ScatterViewOf(dims[0], dims[1], dims[2], rank, dim, false, view);
   if (view.outNum <= 0 || view.indexNum <= 0) {
     return ge::GRAPH_FAILED;  // the L2 API launches nothing for an empty call
   }
@@ -296,6 +303,8 @@ static ge::graphStatus ScatterAddAlongDimTilingFunc(gert::TilingContext *context
   tiling.set_indexNum(view.indexNum);
   tiling.set_outNum(view.outNum);
   tiling.set_srcNum(view.srcNum);
+  tiling.set_indexAxis(view.indexAxis);
+  tiling.set_indexLen(view.indexLen);
 
   context->SetBlockDim(static_cast<uint32_t>(usedCores));
   context->SetTilingKey(static_cast<uint64_t>(key));

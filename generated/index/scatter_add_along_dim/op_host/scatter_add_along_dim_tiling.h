@@ -59,6 +59,8 @@ TILING_DATA_FIELD_DEF(int64_t, dimStride);     // elements of out per step of di
 TILING_DATA_FIELD_DEF(int64_t, indexNum);      // elements of index
 TILING_DATA_FIELD_DEF(int64_t, outNum);        // elements of out
 TILING_DATA_FIELD_DEF(int64_t, srcNum);        // elements of src
+TILING_DATA_FIELD_DEF(int64_t, indexAxis);     // -1: index has the view dims; else the view dim indexing index
+TILING_DATA_FIELD_DEF(int64_t, indexLen);      // elements of index
 END_TILING_DATA_DEF;
 
 REGISTER_TILING_DATA_CLASS(ScatterAddAlongDim, ScatterAddAlongDimTilingData)

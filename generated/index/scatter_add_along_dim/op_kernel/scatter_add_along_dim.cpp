@@ -45,6 +45,9 @@ struct ScatterView {
   int64_t indexNum;   // elements of index
   int64_t outNum;     // elements of out (and self)
   int64_t srcNum;     // elements of src
+  int64_t indexAxis;  // -1: index has the view's dims (the walk's element k reads index[k]); else a row scatter:
+                      // index is 1-d and the walk (over src's dims) reads index[coord[indexAxis]]
+  int64_t indexLen;   // elements of the index tensor
 };
 
 // The type a window of the deterministic strategy sums in: float for half and bfloat16_t (each window is cast
@@ -70,6 +73,16 @@ __aicore__ inline C ScatterSumOne(C a, C b) {
     return a + b;
   } else {
     return static_cast<C>(static_cast<int64_t>(a) + static_cast<int64_t>(b));
+  }
+}
+
+// `term` scaled by `alpha` in `C` (a row scatter's alpha; integers multiply in int64_t and wrap to their width).
+template <typename C>
+__aicore__ inline C ScatterScaleOne(C term, C alpha) {
+  if constexpr (std::is_floating_point<C>::value) {
+    return term * alpha;
+  } else {
+    return static_cast<C>(static_cast<int64_t>(term) * static_cast<int64_t>(alpha));
   }
 }
 
@@ -106,6 +119,17 @@ struct ScatterOdometer {
   }
 };
 
+// The position of the walk's element `e` of the current tile: the tile's element (index has the view's dims) or,
+// for a row scatter, index[coord[indexAxis]] read with one scalar load (the coordinate is below indexLen).
+template <typename TIndex>
+__aicore__ inline int64_t ScatterPosition(const GlobalTensor<TIndex> &indexGm, const LocalTensor<TIndex> &tile,
+                                          int64_t e, const ScatterView &v, const ScatterOdometer &at) {
+  if (v.indexAxis < 0) {
+    return static_cast<int64_t>(tile.GetValue(static_cast<uint32_t>(e)));
+  }
+  return static_cast<int64_t>(indexGm.GetValue(static_cast<uint64_t>(at.coord[v.indexAxis])));
+}
+
 // Deterministic strategy: the core owns out's elements [ownBegin, ownEnd) (whole 64-byte lines; no other core
 // writes a byte of them) and walks them in windows of windowLen elements. A window is read from self into UB;
 // every index element that can land in it (those whose coordinates before dim fall in the window's, a
@@ -120,15 +144,21 @@ class ScatterOwnedSum {
  public:
   __aicore__ inline ScatterOwnedSum() {}
 
-  __aicore__ inline void Init(GM_ADDR self, GM_ADDR index, GM_ADDR src, GM_ADDR out, const ScatterView &view,
-                              int64_t ownBegin, int64_t ownEnd, int64_t windowLen, int64_t tileLen) {
+  __aicore__ inline void Init(GM_ADDR self, GM_ADDR index, GM_ADDR src, GM_ADDR alpha, GM_ADDR out,
+                              const ScatterView &view, int64_t ownBegin, int64_t ownEnd, int64_t windowLen,
+                              int64_t tileLen) {
     view_ = view;
+    scaled_ = alpha != nullptr;
+    if (scaled_) {
+      alphaGm_.SetGlobalBuffer((__gm__ T *)alpha, 1);
+      alpha_ = static_cast<C>(alphaGm_.GetValue(0));
+    }
     ownBegin_ = ownBegin;
     ownEnd_ = ownEnd;
     windowLen_ = windowLen;
     tileLen_ = tileLen;
     selfGm_.SetGlobalBuffer((__gm__ T *)self, static_cast<uint64_t>(view.outNum));
-    indexGm_.SetGlobalBuffer((__gm__ TIndex *)index, static_cast<uint64_t>(view.indexNum));
+    indexGm_.SetGlobalBuffer((__gm__ TIndex *)index, static_cast<uint64_t>(view.indexLen));
     srcGm_.SetGlobalBuffer((__gm__ T *)src, static_cast<uint64_t>(view.srcNum));
     outGm_.SetGlobalBuffer((__gm__ T *)out, static_cast<uint64_t>(view.outNum));
     pipe_.InitBuffer(window_, static_cast<uint32_t>(windowLen * static_cast<int64_t>(sizeof(T))));
@@ -161,16 +191,21 @@ class ScatterOwnedSum {
       at.Seek(view_, first);
       for (int64_t t0 = first; t0 < last; t0 += tileLen_) {
         const int64_t m = Min(tileLen_, last - t0);
-        SyncPipes<HardEvent::S_MTE2>();  // the previous tile's scalar reads are done
-        CopyGmToUb(tile, indexGm_[static_cast<uint64_t>(t0)], m);
-        SyncPipes<HardEvent::MTE2_S>();
+        if (view_.indexAxis < 0) {
+          SyncPipes<HardEvent::S_MTE2>();  // the previous tile's scalar reads are done
+          CopyGmToUb(tile, indexGm_[static_cast<uint64_t>(t0)], m);
+          SyncPipes<HardEvent::MTE2_S>();
+        }
         for (int64_t e = 0; e < m; ++e) {
-          const int64_t position = static_cast<int64_t>(tile.GetValue(static_cast<uint32_t>(e)));
+          const int64_t position = ScatterPosition(indexGm_, tile, e, view_, at);
           if (position >= 0 && position < view_.axisLen) {
             const int64_t target = at.outBase + position * view_.dimStride;
             if (target >= w0 && target < w0 + n) {
               const uint32_t slot = static_cast<uint32_t>(target - w0);
-              const C term = static_cast<C>(srcGm_.GetValue(static_cast<uint64_t>(at.srcBase)));
+              C term = static_cast<C>(srcGm_.GetValue(static_cast<uint64_t>(at.srcBase)));
+              if (scaled_) {
+                term = ScatterScaleOne<C>(term, alpha_);
+              }
               sums.SetValue(slot, ScatterSumOne<C>(sums.GetValue(slot), term));
             }
           }
@@ -256,7 +291,10 @@ class ScatterOwnedSum {
   GlobalTensor<TIndex> indexGm_;
   GlobalTensor<T> srcGm_;
   GlobalTensor<T> outGm_;
+  GlobalTensor<T> alphaGm_;
   ScatterView view_;
+  C alpha_{};
+  bool scaled_ = false;
   int64_t ownBegin_ = 0;
   int64_t ownEnd_ = 0;
   int64_t windowLen_ = 0;
@@ -272,13 +310,20 @@ class ScatterOwnedSum {
 constexpr int32_t SCATTER_SLOTS = 64;
 template <typename T, typename TIndex>
 class ScatterAtomicSum {
+  using C = typename ScatterWindowType<T>::Type;
+
  public:
   __aicore__ inline ScatterAtomicSum() {}
 
-  __aicore__ inline void Init(GM_ADDR self, GM_ADDR index, GM_ADDR src, GM_ADDR out, const ScatterView &view,
-                              int64_t ownBegin, int64_t ownEnd, int64_t indexBegin, int64_t indexEnd, int64_t windowLen,
-                              int64_t tileLen) {
+  __aicore__ inline void Init(GM_ADDR self, GM_ADDR index, GM_ADDR src, GM_ADDR alpha, GM_ADDR out,
+                              const ScatterView &view, int64_t ownBegin, int64_t ownEnd, int64_t indexBegin,
+                              int64_t indexEnd, int64_t windowLen, int64_t tileLen) {
     view_ = view;
+    scaled_ = alpha != nullptr;
+    if (scaled_) {
+      alphaGm_.SetGlobalBuffer((__gm__ T *)alpha, 1);
+      alpha_ = static_cast<C>(alphaGm_.GetValue(0));
+    }
     ownBegin_ = ownBegin;
     ownEnd_ = ownEnd;
     indexBegin_ = indexBegin;
@@ -286,7 +331,7 @@ class ScatterAtomicSum {
     windowLen_ = windowLen;
     tileLen_ = tileLen;
     selfGm_.SetGlobalBuffer((__gm__ T *)self, static_cast<uint64_t>(view.outNum));
-    indexGm_.SetGlobalBuffer((__gm__ TIndex *)index, static_cast<uint64_t>(view.indexNum));
+    indexGm_.SetGlobalBuffer((__gm__ TIndex *)index, static_cast<uint64_t>(view.indexLen));
     srcGm_.SetGlobalBuffer((__gm__ T *)src, static_cast<uint64_t>(view.srcNum));
     outGm_.SetGlobalBuffer((__gm__ T *)out, static_cast<uint64_t>(view.outNum));
     pipe_.InitBuffer(window_, static_cast<uint32_t>(windowLen * static_cast<int64_t>(sizeof(T))));
@@ -313,19 +358,24 @@ class ScatterAtomicSum {
     SetAtomicAdd<T>();
     for (int64_t t0 = indexBegin_; t0 < indexEnd_; t0 += tileLen_) {
       const int64_t m = Min(tileLen_, indexEnd_ - t0);
-      SyncPipes<HardEvent::S_MTE2>();
-      CopyGmToUb(tile, indexGm_[static_cast<uint64_t>(t0)], m);
-      SyncPipes<HardEvent::MTE2_S>();
+      if (view_.indexAxis < 0) {
+        SyncPipes<HardEvent::S_MTE2>();
+        CopyGmToUb(tile, indexGm_[static_cast<uint64_t>(t0)], m);
+        SyncPipes<HardEvent::MTE2_S>();
+      }
       for (int64_t e = 0; e < m; ++e) {
-        const int64_t position = static_cast<int64_t>(tile.GetValue(static_cast<uint32_t>(e)));
+        const int64_t position = ScatterPosition(indexGm_, tile, e, view_, at);
         if (position >= 0 && position < view_.axisLen) {
           if (used == SCATTER_SLOTS) {
             Flush(targets, used);
             used = 0;
           }
           targets[used] = at.outBase + position * view_.dimStride;
-          slots_.Get<T>().SetValue(static_cast<uint32_t>(used * slotElems),
-                                   srcGm_.GetValue(static_cast<uint64_t>(at.srcBase)));
+          T term = srcGm_.GetValue(static_cast<uint64_t>(at.srcBase));
+          if (scaled_) {
+            term = static_cast<T>(ScatterScaleOne<C>(static_cast<C>(term), alpha_));
+          }
+          slots_.Get<T>().SetValue(static_cast<uint32_t>(used * slotElems), term);
           ++used;
         }
         at.Next(view_);
@@ -367,7 +417,10 @@ class ScatterAtomicSum {
   GlobalTensor<TIndex> indexGm_;
   GlobalTensor<T> srcGm_;
   GlobalTensor<T> outGm_;
+  GlobalTensor<T> alphaGm_;
   ScatterView view_;
+  C alpha_{};
+  bool scaled_ = false;
   int64_t ownBegin_ = 0;
   int64_t ownEnd_ = 0;
   int64_t indexBegin_ = 0;
@@ -398,6 +451,7 @@ __aicore__ inline void ScatterShare(int64_t strategy, int64_t cores, int64_t lin
 template <typename T, typename TIndex, bool ATOMIC, typename TilingData>
 __aicore__ inline void RunScatterAddAlongDim(GM_ADDR self, GM_ADDR index, GM_ADDR src, GM_ADDR out,
                                              const TilingData &t) {
+  const GM_ADDR alpha = nullptr;  // no scale
   ScatterView view;
   view.extents[0] = t.extent0;
   view.outStrides[0] = t.outStride0;
@@ -444,19 +498,21 @@ __aicore__ inline void RunScatterAddAlongDim(GM_ADDR self, GM_ADDR index, GM_ADD
   view.indexNum = t.indexNum;
   view.outNum = t.outNum;
   view.srcNum = t.srcNum;
+  view.indexAxis = t.indexAxis;
+  view.indexLen = t.indexLen;
   int64_t share[4];
   ScatterShare(t.strategy, t.usedCores, t.lineElems, t.units, t.outNum, t.indexNum, static_cast<int64_t>(GetBlockIdx()),
                share);
   if constexpr (ATOMIC) {
     if (t.strategy == 1) {
       ScatterAtomicSum<T, TIndex> op;
-      op.Init(self, index, src, out, view, share[0], share[1], share[2], share[3], t.windowLen, t.tileLen);
+      op.Init(self, index, src, alpha, out, view, share[0], share[1], share[2], share[3], t.windowLen, t.tileLen);
       op.Process();
       return;
     }
   }
   ScatterOwnedSum<T, TIndex> op;
-  op.Init(self, index, src, out, view, share[0], share[1], t.windowLen, t.tileLen);
+  op.Init(self, index, src, alpha, out, view, share[0], share[1], t.windowLen, t.tileLen);
   op.Process();
 }
 }  // namespace

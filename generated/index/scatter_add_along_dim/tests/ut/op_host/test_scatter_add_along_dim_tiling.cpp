@@ -204,6 +204,10 @@ TEST_F(ScatterAddAlongDimTiling, Ascend910B_FLOAT_INT64_4x10x7_dim1_default) {
   EXPECT_TRUE(found) << "tiling field outNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 400, found), 384LL) << "tiling field srcNum";
   EXPECT_TRUE(found) << "tiling field srcNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 408, found), -1LL) << "tiling field indexAxis";
+  EXPECT_TRUE(found) << "tiling field indexAxis";
+  EXPECT_EQ(FieldAt<int64_t>(data, 416, found), 336LL) << "tiling field indexLen";
+  EXPECT_TRUE(found) << "tiling field indexLen";
 }
 
 // Ascend910B: self [4, 10, 7], dim 1, index [4, 12, 7], src [4, 12, 8], deterministic
@@ -347,6 +351,10 @@ TEST_F(ScatterAddAlongDimTiling, Ascend910B_FLOAT_INT64_4x10x7_dim1_det) {
   EXPECT_TRUE(found) << "tiling field outNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 400, found), 384LL) << "tiling field srcNum";
   EXPECT_TRUE(found) << "tiling field srcNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 408, found), -1LL) << "tiling field indexAxis";
+  EXPECT_TRUE(found) << "tiling field indexAxis";
+  EXPECT_EQ(FieldAt<int64_t>(data, 416, found), 336LL) << "tiling field indexLen";
+  EXPECT_TRUE(found) << "tiling field indexLen";
 }
 
 // Ascend910B: self [300, 20], dim 0, index [5000, 20], src [5000, 20]
@@ -490,6 +498,10 @@ TEST_F(ScatterAddAlongDimTiling, Ascend910B_FLOAT_INT64_300x20_dim0_default) {
   EXPECT_TRUE(found) << "tiling field outNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 400, found), 100000LL) << "tiling field srcNum";
   EXPECT_TRUE(found) << "tiling field srcNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 408, found), -1LL) << "tiling field indexAxis";
+  EXPECT_TRUE(found) << "tiling field indexAxis";
+  EXPECT_EQ(FieldAt<int64_t>(data, 416, found), 100000LL) << "tiling field indexLen";
+  EXPECT_TRUE(found) << "tiling field indexLen";
 }
 
 // Ascend910B: self [300, 20], dim 0, index [5000, 20], src [5000, 20], deterministic
@@ -633,6 +645,10 @@ TEST_F(ScatterAddAlongDimTiling, Ascend910B_FLOAT_INT64_300x20_dim0_det) {
   EXPECT_TRUE(found) << "tiling field outNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 400, found), 100000LL) << "tiling field srcNum";
   EXPECT_TRUE(found) << "tiling field srcNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 408, found), -1LL) << "tiling field indexAxis";
+  EXPECT_TRUE(found) << "tiling field indexAxis";
+  EXPECT_EQ(FieldAt<int64_t>(data, 416, found), 100000LL) << "tiling field indexLen";
+  EXPECT_TRUE(found) << "tiling field indexLen";
 }
 
 // Ascend910B: self [2, 3, 4096], dim -1, index [2, 3, 100], src [2, 3, 100]
@@ -776,6 +792,10 @@ TEST_F(ScatterAddAlongDimTiling, Ascend910B_FLOAT_INT64_2x3x4096_dim2_default) {
   EXPECT_TRUE(found) << "tiling field outNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 400, found), 600LL) << "tiling field srcNum";
   EXPECT_TRUE(found) << "tiling field srcNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 408, found), -1LL) << "tiling field indexAxis";
+  EXPECT_TRUE(found) << "tiling field indexAxis";
+  EXPECT_EQ(FieldAt<int64_t>(data, 416, found), 600LL) << "tiling field indexLen";
+  EXPECT_TRUE(found) << "tiling field indexLen";
 }
 
 // Ascend910B: self [2, 3, 4096], dim -1, index [2, 3, 100], src [2, 3, 100], deterministic
@@ -919,6 +939,10 @@ TEST_F(ScatterAddAlongDimTiling, Ascend910B_FLOAT_INT64_2x3x4096_dim2_det) {
   EXPECT_TRUE(found) << "tiling field outNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 400, found), 600LL) << "tiling field srcNum";
   EXPECT_TRUE(found) << "tiling field srcNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 408, found), -1LL) << "tiling field indexAxis";
+  EXPECT_TRUE(found) << "tiling field indexAxis";
+  EXPECT_EQ(FieldAt<int64_t>(data, 416, found), 600LL) << "tiling field indexLen";
+  EXPECT_TRUE(found) << "tiling field indexLen";
 }
 
 // Ascend910B: self [], dim 0, index [], src []
@@ -1062,6 +1086,10 @@ TEST_F(ScatterAddAlongDimTiling, Ascend910B_FLOAT_INT64_scalar_dim0_default) {
   EXPECT_TRUE(found) << "tiling field outNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 400, found), 1LL) << "tiling field srcNum";
   EXPECT_TRUE(found) << "tiling field srcNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 408, found), -1LL) << "tiling field indexAxis";
+  EXPECT_TRUE(found) << "tiling field indexAxis";
+  EXPECT_EQ(FieldAt<int64_t>(data, 416, found), 1LL) << "tiling field indexLen";
+  EXPECT_TRUE(found) << "tiling field indexLen";
 }
 
 // Ascend910B: self [], dim 0, index [], src [], deterministic
@@ -1205,6 +1233,10 @@ TEST_F(ScatterAddAlongDimTiling, Ascend910B_FLOAT_INT64_scalar_dim0_det) {
   EXPECT_TRUE(found) << "tiling field outNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 400, found), 1LL) << "tiling field srcNum";
   EXPECT_TRUE(found) << "tiling field srcNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 408, found), -1LL) << "tiling field indexAxis";
+  EXPECT_TRUE(found) << "tiling field indexAxis";
+  EXPECT_EQ(FieldAt<int64_t>(data, 416, found), 1LL) << "tiling field indexLen";
+  EXPECT_TRUE(found) << "tiling field indexLen";
 }
 
 // Ascend910_93: self [4, 10, 7], dim 1, index [4, 12, 7], src [4, 12, 8]
@@ -1348,6 +1380,10 @@ TEST_F(ScatterAddAlongDimTiling, Ascend910_93_FLOAT_INT64_4x10x7_dim1_default) {
   EXPECT_TRUE(found) << "tiling field outNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 400, found), 384LL) << "tiling field srcNum";
   EXPECT_TRUE(found) << "tiling field srcNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 408, found), -1LL) << "tiling field indexAxis";
+  EXPECT_TRUE(found) << "tiling field indexAxis";
+  EXPECT_EQ(FieldAt<int64_t>(data, 416, found), 336LL) << "tiling field indexLen";
+  EXPECT_TRUE(found) << "tiling field indexLen";
 }
 
 // Ascend910_93: self [4, 10, 7], dim 1, index [4, 12, 7], src [4, 12, 8], deterministic
@@ -1491,6 +1527,10 @@ TEST_F(ScatterAddAlongDimTiling, Ascend910_93_FLOAT_INT64_4x10x7_dim1_det) {
   EXPECT_TRUE(found) << "tiling field outNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 400, found), 384LL) << "tiling field srcNum";
   EXPECT_TRUE(found) << "tiling field srcNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 408, found), -1LL) << "tiling field indexAxis";
+  EXPECT_TRUE(found) << "tiling field indexAxis";
+  EXPECT_EQ(FieldAt<int64_t>(data, 416, found), 336LL) << "tiling field indexLen";
+  EXPECT_TRUE(found) << "tiling field indexLen";
 }
 
 // Ascend910_93: self [300, 20], dim 0, index [5000, 20], src [5000, 20]
@@ -1634,6 +1674,10 @@ TEST_F(ScatterAddAlongDimTiling, Ascend910_93_FLOAT_INT64_300x20_dim0_default) {
   EXPECT_TRUE(found) << "tiling field outNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 400, found), 100000LL) << "tiling field srcNum";
   EXPECT_TRUE(found) << "tiling field srcNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 408, found), -1LL) << "tiling field indexAxis";
+  EXPECT_TRUE(found) << "tiling field indexAxis";
+  EXPECT_EQ(FieldAt<int64_t>(data, 416, found), 100000LL) << "tiling field indexLen";
+  EXPECT_TRUE(found) << "tiling field indexLen";
 }
 
 // Ascend910_93: self [300, 20], dim 0, index [5000, 20], src [5000, 20], deterministic
@@ -1777,6 +1821,10 @@ TEST_F(ScatterAddAlongDimTiling, Ascend910_93_FLOAT_INT64_300x20_dim0_det) {
   EXPECT_TRUE(found) << "tiling field outNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 400, found), 100000LL) << "tiling field srcNum";
   EXPECT_TRUE(found) << "tiling field srcNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 408, found), -1LL) << "tiling field indexAxis";
+  EXPECT_TRUE(found) << "tiling field indexAxis";
+  EXPECT_EQ(FieldAt<int64_t>(data, 416, found), 100000LL) << "tiling field indexLen";
+  EXPECT_TRUE(found) << "tiling field indexLen";
 }
 
 // Ascend910_93: self [2, 3, 4096], dim -1, index [2, 3, 100], src [2, 3, 100]
@@ -1920,6 +1968,10 @@ TEST_F(ScatterAddAlongDimTiling, Ascend910_93_FLOAT_INT64_2x3x4096_dim2_default)
   EXPECT_TRUE(found) << "tiling field outNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 400, found), 600LL) << "tiling field srcNum";
   EXPECT_TRUE(found) << "tiling field srcNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 408, found), -1LL) << "tiling field indexAxis";
+  EXPECT_TRUE(found) << "tiling field indexAxis";
+  EXPECT_EQ(FieldAt<int64_t>(data, 416, found), 600LL) << "tiling field indexLen";
+  EXPECT_TRUE(found) << "tiling field indexLen";
 }
 
 // Ascend910_93: self [2, 3, 4096], dim -1, index [2, 3, 100], src [2, 3, 100], deterministic
@@ -2063,6 +2115,10 @@ TEST_F(ScatterAddAlongDimTiling, Ascend910_93_FLOAT_INT64_2x3x4096_dim2_det) {
   EXPECT_TRUE(found) << "tiling field outNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 400, found), 600LL) << "tiling field srcNum";
   EXPECT_TRUE(found) << "tiling field srcNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 408, found), -1LL) << "tiling field indexAxis";
+  EXPECT_TRUE(found) << "tiling field indexAxis";
+  EXPECT_EQ(FieldAt<int64_t>(data, 416, found), 600LL) << "tiling field indexLen";
+  EXPECT_TRUE(found) << "tiling field indexLen";
 }
 
 // Ascend910_93: self [], dim 0, index [], src []
@@ -2206,6 +2262,10 @@ TEST_F(ScatterAddAlongDimTiling, Ascend910_93_FLOAT_INT64_scalar_dim0_default) {
   EXPECT_TRUE(found) << "tiling field outNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 400, found), 1LL) << "tiling field srcNum";
   EXPECT_TRUE(found) << "tiling field srcNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 408, found), -1LL) << "tiling field indexAxis";
+  EXPECT_TRUE(found) << "tiling field indexAxis";
+  EXPECT_EQ(FieldAt<int64_t>(data, 416, found), 1LL) << "tiling field indexLen";
+  EXPECT_TRUE(found) << "tiling field indexLen";
 }
 
 // Ascend910_93: self [], dim 0, index [], src [], deterministic
@@ -2349,6 +2409,10 @@ TEST_F(ScatterAddAlongDimTiling, Ascend910_93_FLOAT_INT64_scalar_dim0_det) {
   EXPECT_TRUE(found) << "tiling field outNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 400, found), 1LL) << "tiling field srcNum";
   EXPECT_TRUE(found) << "tiling field srcNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 408, found), -1LL) << "tiling field indexAxis";
+  EXPECT_TRUE(found) << "tiling field indexAxis";
+  EXPECT_EQ(FieldAt<int64_t>(data, 416, found), 1LL) << "tiling field indexLen";
+  EXPECT_TRUE(found) << "tiling field indexLen";
 }
 
 // Ascend950: self [4, 10, 7], dim 1, index [4, 12, 7], src [4, 12, 8]
@@ -2492,6 +2556,10 @@ TEST_F(ScatterAddAlongDimTiling, Ascend950_FLOAT_INT64_4x10x7_dim1_default) {
   EXPECT_TRUE(found) << "tiling field outNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 400, found), 384LL) << "tiling field srcNum";
   EXPECT_TRUE(found) << "tiling field srcNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 408, found), -1LL) << "tiling field indexAxis";
+  EXPECT_TRUE(found) << "tiling field indexAxis";
+  EXPECT_EQ(FieldAt<int64_t>(data, 416, found), 336LL) << "tiling field indexLen";
+  EXPECT_TRUE(found) << "tiling field indexLen";
 }
 
 // Ascend950: self [4, 10, 7], dim 1, index [4, 12, 7], src [4, 12, 8], deterministic
@@ -2635,6 +2703,10 @@ TEST_F(ScatterAddAlongDimTiling, Ascend950_FLOAT_INT64_4x10x7_dim1_det) {
   EXPECT_TRUE(found) << "tiling field outNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 400, found), 384LL) << "tiling field srcNum";
   EXPECT_TRUE(found) << "tiling field srcNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 408, found), -1LL) << "tiling field indexAxis";
+  EXPECT_TRUE(found) << "tiling field indexAxis";
+  EXPECT_EQ(FieldAt<int64_t>(data, 416, found), 336LL) << "tiling field indexLen";
+  EXPECT_TRUE(found) << "tiling field indexLen";
 }
 
 // Ascend950: self [300, 20], dim 0, index [5000, 20], src [5000, 20]
@@ -2778,6 +2850,10 @@ TEST_F(ScatterAddAlongDimTiling, Ascend950_FLOAT_INT64_300x20_dim0_default) {
   EXPECT_TRUE(found) << "tiling field outNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 400, found), 100000LL) << "tiling field srcNum";
   EXPECT_TRUE(found) << "tiling field srcNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 408, found), -1LL) << "tiling field indexAxis";
+  EXPECT_TRUE(found) << "tiling field indexAxis";
+  EXPECT_EQ(FieldAt<int64_t>(data, 416, found), 100000LL) << "tiling field indexLen";
+  EXPECT_TRUE(found) << "tiling field indexLen";
 }
 
 // Ascend950: self [300, 20], dim 0, index [5000, 20], src [5000, 20], deterministic
@@ -2921,6 +2997,10 @@ TEST_F(ScatterAddAlongDimTiling, Ascend950_FLOAT_INT64_300x20_dim0_det) {
   EXPECT_TRUE(found) << "tiling field outNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 400, found), 100000LL) << "tiling field srcNum";
   EXPECT_TRUE(found) << "tiling field srcNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 408, found), -1LL) << "tiling field indexAxis";
+  EXPECT_TRUE(found) << "tiling field indexAxis";
+  EXPECT_EQ(FieldAt<int64_t>(data, 416, found), 100000LL) << "tiling field indexLen";
+  EXPECT_TRUE(found) << "tiling field indexLen";
 }
 
 // Ascend950: self [2, 3, 4096], dim -1, index [2, 3, 100], src [2, 3, 100]
@@ -3064,6 +3144,10 @@ TEST_F(ScatterAddAlongDimTiling, Ascend950_FLOAT_INT64_2x3x4096_dim2_default) {
   EXPECT_TRUE(found) << "tiling field outNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 400, found), 600LL) << "tiling field srcNum";
   EXPECT_TRUE(found) << "tiling field srcNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 408, found), -1LL) << "tiling field indexAxis";
+  EXPECT_TRUE(found) << "tiling field indexAxis";
+  EXPECT_EQ(FieldAt<int64_t>(data, 416, found), 600LL) << "tiling field indexLen";
+  EXPECT_TRUE(found) << "tiling field indexLen";
 }
 
 // Ascend950: self [2, 3, 4096], dim -1, index [2, 3, 100], src [2, 3, 100], deterministic
@@ -3207,6 +3291,10 @@ TEST_F(ScatterAddAlongDimTiling, Ascend950_FLOAT_INT64_2x3x4096_dim2_det) {
   EXPECT_TRUE(found) << "tiling field outNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 400, found), 600LL) << "tiling field srcNum";
   EXPECT_TRUE(found) << "tiling field srcNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 408, found), -1LL) << "tiling field indexAxis";
+  EXPECT_TRUE(found) << "tiling field indexAxis";
+  EXPECT_EQ(FieldAt<int64_t>(data, 416, found), 600LL) << "tiling field indexLen";
+  EXPECT_TRUE(found) << "tiling field indexLen";
 }
 
 // Ascend950: self [], dim 0, index [], src []
@@ -3350,6 +3438,10 @@ TEST_F(ScatterAddAlongDimTiling, Ascend950_FLOAT_INT64_scalar_dim0_default) {
   EXPECT_TRUE(found) << "tiling field outNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 400, found), 1LL) << "tiling field srcNum";
   EXPECT_TRUE(found) << "tiling field srcNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 408, found), -1LL) << "tiling field indexAxis";
+  EXPECT_TRUE(found) << "tiling field indexAxis";
+  EXPECT_EQ(FieldAt<int64_t>(data, 416, found), 1LL) << "tiling field indexLen";
+  EXPECT_TRUE(found) << "tiling field indexLen";
 }
 
 // Ascend950: self [], dim 0, index [], src [], deterministic
@@ -3493,4 +3585,8 @@ TEST_F(ScatterAddAlongDimTiling, Ascend950_FLOAT_INT64_scalar_dim0_det) {
   EXPECT_TRUE(found) << "tiling field outNum";
   EXPECT_EQ(FieldAt<int64_t>(data, 400, found), 1LL) << "tiling field srcNum";
   EXPECT_TRUE(found) << "tiling field srcNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 408, found), -1LL) << "tiling field indexAxis";
+  EXPECT_TRUE(found) << "tiling field indexAxis";
+  EXPECT_EQ(FieldAt<int64_t>(data, 416, found), 1LL) << "tiling field indexLen";
+  EXPECT_TRUE(found) << "tiling field indexLen";
 }

@@ -57,6 +57,8 @@ struct ScatterAddAlongDimTilingData {
   int64_t indexNum = 0;      // elements of index
   int64_t outNum = 0;        // elements of out
   int64_t srcNum = 0;        // elements of src
+  int64_t indexAxis = 0;     // -1: index has the view dims; else the view dim indexing index
+  int64_t indexLen = 0;      // elements of index
 };
 
 #define GET_TILING_DATA(tilingData, tilingArg)    \
