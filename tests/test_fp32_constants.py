@@ -79,3 +79,32 @@ def test_constants_within_float32_are_accepted(tmp_path: Path) -> None:
     catalogue = load_specs(project_paths().specs)[0]
     path, _ = _edited(tmp_path, "mse_loss_backward", 'gradOutput * norm"', 'gradOutput * norm * (1e20 * 1e18)"')
     assert load_op_spec(path, catalogue).op == "MseLossBackward"
+
+
+TINY = "is too small for float32 (its least positive value is 1.40129846e-45): the device computes in float32 and "
+TINY += "the tiling data holds host scalars as float32, where it is 0"
+
+
+@pytest.mark.parametrize(
+    ("op", "old", "new", "field"),
+    [
+        ("layer_norm", "1 / sqrt(v + eps)", "1 / sqrt(v + 1e-50)", "compute.steps[3].rstdOutOptional"),
+        ("mse_loss_backward", 'gradOutput * norm"', 'gradOutput * norm * (1e-30 * 1e-30)"', "compute.out"),
+    ],
+)
+def test_a_nonzero_constant_float32_rounds_to_zero_is_refused(
+    tmp_path: Path, op: str, old: str, new: str, field: str
+) -> None:
+    """``sqrt(v + 1e-50)`` would add 0 on the device; a folded product of literals that fit is the same."""
+    catalogue = load_specs(project_paths().specs)[0]
+    path, line = _edited(tmp_path, op, old, new)
+    with pytest.raises(SpecErrors) as info:
+        load_op_spec(path, catalogue)
+    text = str(info.value)
+    assert f"{path}:{line}: {field}: " in text and TINY in text, text
+
+
+def test_the_least_float32_constant_is_accepted(tmp_path: Path) -> None:
+    catalogue = load_specs(project_paths().specs)[0]
+    path, _ = _edited(tmp_path, "mse_loss_backward", 'gradOutput * norm"', 'gradOutput * norm * 1.5e-45"')
+    assert load_op_spec(path, catalogue).op == "MseLossBackward"
