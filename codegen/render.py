@@ -358,8 +358,10 @@ MAX_PLAN_ERRORS = 10
 def _located(spec: OpSpec, catalogue: Catalogue, exc: ValueError, failing: tuple[str, ...] = ()) -> SpecError:
     """A planner's ValueError as a SpecError at the catalogue entry of the product it names (a whole word of
     the message: ``Ascend910`` is not named by ``Ascend910B``), with the advice to change the catalogue or the
-    op's products. A message that names no product is a fault of the op: at the op's spec, saying on which of
-    its products (``failing``, the products whose planning raised it; empty or all: every product) it fails."""
+    op's products; a message about that product's UB when the op reserves UB bytes is at the spec's ``tiling``
+    entry (the reserve takes part of it). A message that names no product is a fault of the op: at the op's
+    spec, saying on which of its products (``failing``, the products whose planning raised it; empty or all:
+    every product) it fails."""
     named = [
         i
         for i, p in enumerate(catalogue.products)
@@ -367,6 +369,15 @@ def _located(spec: OpSpec, catalogue: Catalogue, exc: ValueError, failing: tuple
     ]
     if named:
         i = named[0]
+        reserved = spec.tiling.ub_reserved_bytes
+        if reserved > 0 and re.search(r"\bUB\b", str(exc)):  # the op's reserve takes part of that UB
+            product = catalogue.products[i]
+            return SpecError(
+                spec.tiling.loc,
+                "tiling.ub_reserved_bytes",
+                f"{exc} with {reserved} of its {product.ub_bytes} UB bytes reserved; lower the reserve, or change "
+                "the product catalogue or the op's products",
+            )
         loc, field = catalogue.products[i].loc, f"products[{i}]"
         return SpecError(loc, field, f"{exc} ({spec.path}); change the product catalogue or the op's products")
     if not failing or set(failing) == set(spec.products):

@@ -150,3 +150,27 @@ def test_values_and_reads_in_every_layout(
     bound = 64 * 2.0**-24 * (40.0 * float(np.max(rstd)) + np.abs(want))
     assert np.all(np.abs(got - want) <= bound), float(np.max(np.abs(got - want) / bound))
     assert _read_bytes(built) == (2 if chunked else 1) * x.nbytes
+
+
+def test_a_reserve_that_leaves_no_room_is_an_error_at_the_spec_tiling(tmp_path: Path) -> None:
+    """A row op whose ``tiling.ub_reserved_bytes`` leaves a product's UB too small for one chunk: the error is at
+    the spec's ``tiling`` entry (the reserve is the spec's), names the product and the bytes, writes nothing."""
+    root = tmp_path / "op"
+    shutil.copytree(DATA / "specs", root / "specs")
+    shutil.copytree(DATA / "reference", root / "reference")
+    shutil.copy(project_paths().specs / "products.yaml", root / "specs" / "products.yaml")
+    spec = root / "specs" / "row_standardize.yaml"
+    text = spec.read_text()
+    spec.write_text(text.replace("ub_reserved_bytes: 0", "ub_reserved_bytes: 192000"))
+    line = next(i for i, t in enumerate(text.splitlines(), 1) if t.startswith("tiling:"))
+    gen = subprocess.run(
+        [sys.executable, "-m", "codegen", "--specs", str(root / "specs"), "generate", "--out", str(root / "gen")],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=600,
+    )
+    assert gen.returncode == 2
+    assert f"{spec}:{line}: tiling.ub_reserved_bytes: UB of Ascend910B cannot hold one chunk" in gen.stderr
+    assert "with 192000 of its 196608 UB bytes reserved" in gen.stderr
+    assert not (root / "gen").exists()
