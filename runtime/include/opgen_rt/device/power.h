@@ -45,14 +45,25 @@ constexpr PowerConfig defaultPowerConfig = {PowerAlgo::INTRINSIC};
 namespace opgen_detail {
 
 // The full-width fp32 vector instructions Power's float composition issues per element on NpuArch 2201
-// (power_float_impl.h / power_v220_impl.h): exp(y ln|x|) 4 (Abs, Ln, Mul, Exp), the parity sign 9 (Abs, three
-// Casts, three Muls, Sub, Adds), the sign mask 7 (ShiftRight and CompareScalar of the sign bit, Abs, Cast, Sub,
-// Abs, CompareScalar), three Selects, one Mul, the ones mask 5 (Abs, four CompareScalars) and the NaN mask 4
-// (Abs, three CompareScalars). Left out of the counters: the 7 And/Or over the masks' uint16 words (n/16
-// elements each) and the exponent's Duplicate once per call. The half form adds its two Casts.
-constexpr uint64_t kPowerFloatVectorOps = 33;
+// (power_float_impl.h / power_v220_impl.h), in order: exp(y ln|x|) (Abs, Ln, Mul, Exp), the parity sign (Abs,
+// Cast, Muls, Cast, Muls, Sub, Muls, Adds, Cast), the sign mask (ShiftRight and CompareScalar of the sign bit,
+// Abs, Cast, Sub, Abs, CompareScalar), Select and Mul, the ones mask (Abs, four CompareScalars) and its Select,
+// the NaN mask (Abs, three CompareScalars) and its Select: 33. Left out: the 7 And/Or over the masks' uint16
+// words (n/16 elements each) and the exponent's Duplicate once per call. The half form adds a Cast before and
+// after.
+constexpr const char *kPowerFloatSequence[] = {
+    "Abs", "Ln", "Mul", "Exp",                                                          // exp(y ln|x|)
+    "Abs", "Cast", "Muls", "Cast", "Muls", "Sub", "Muls", "Adds", "Cast",               // the parity sign
+    "ShiftRight", "CompareScalar", "Abs", "Cast", "Sub", "Abs", "CompareScalar",        // the sign mask
+    "Select", "Mul",                                                                    // the sign applied
+    "Abs", "CompareScalar", "CompareScalar", "CompareScalar", "CompareScalar", "Select",  // the ones
+    "Abs", "CompareScalar", "CompareScalar", "CompareScalar", "Select"};                  // the NaNs
+constexpr uint64_t kPowerFloatVectorOps = sizeof(kPowerFloatSequence) / sizeof(kPowerFloatSequence[0]);
+static_assert(kPowerFloatVectorOps == 33, "Power's float composition issues 33 full-width instructions");
 
-// dst[i] = src[i] ** exponent in float, rounded once to T; counted as the composition's vector instructions.
+// dst[i] = src[i] ** exponent in float, rounded once to T. The values, operand checks and pipe accesses are one
+// instruction's (VecUnary, named Power); the composition's other instructions are issued on the vector pipe by
+// their names (timed by their classes) and counted, each over calCount fp32 elements.
 template <typename T>
 inline void PowerScalar(const LocalTensor<T> &dst, const LocalTensor<T> &src, const T &exponent, uint32_t calCount) {
   static_assert(std::is_same<T, half>::value || std::is_same<T, float>::value, "Power supports half and float");
@@ -60,9 +71,13 @@ inline void PowerScalar(const LocalTensor<T> &dst, const LocalTensor<T> &src, co
   VecUnary("Power", dst, src, static_cast<int64_t>(calCount), [e](float x) {
     return static_cast<float>(std::pow(static_cast<double>(x), static_cast<double>(e)));
   });
-  const uint64_t ops = kPowerFloatVectorOps + (std::is_same<T, half>::value ? 2 : 0);
-  for (uint64_t k = 1; k < ops; ++k) {  // VecUnary counted the first
-    dst.Bound()->CountVector(calCount, sizeof(float));
+  Core *c = dst.Bound();
+  const bool isHalf = std::is_same<T, half>::value;
+  const uint64_t ops = kPowerFloatVectorOps + (isHalf ? 2 : 0);
+  for (uint64_t k = 1; k < ops; ++k) {  // VecUnary issued and counted the first
+    const char *name = isHalf && (k == 1 || k + 1 == ops) ? "Cast" : kPowerFloatSequence[isHalf ? k - 1 : k];
+    (void)c->Issue(opgen_rt::device::kPipeV, name);
+    c->CountVector(calCount, sizeof(float));
   }
 }
 
