@@ -204,12 +204,14 @@ def test_in_place_and_strided_outputs_leave_everything_else_untouched(
 
 #: The scalar APIs against PyTorch: (op, the list names, the scalar attr and its value, the torch call on the
 #: lists). Each scalar is exact in every dtype, and each product with it too (-0.5 in AddListV2: one rounding,
-#: the sum's, in the kernel's Muls-then-Add as in PyTorch's x1 + alpha * x2).
+#: the sum's, in the kernel's Muls-then-Add as in PyTorch's x1 + alpha * x2; the exponent 2 in PowScalarV2: one
+#: rounding of x * x in PyTorch, the correctly rounded square in the emulated Power).
 SCALAR_APIS = {
     "foreach_mul_scalar_v2": (("x",), "scalar", -1.75, lambda ls: torch._foreach_mul(ls[0], -1.75)),
     "foreach_add_scalar_v2": (("x",), "scalar", -1.75, lambda ls: torch._foreach_add(ls[0], -1.75)),
     "foreach_add_list_v2": (("x1", "x2"), "alpha", -0.5, lambda ls: torch._foreach_add(ls[0], ls[1], alpha=-0.5)),
     "foreach_maximum_scalar_v2": (("x",), "scalar", -1.75, lambda ls: torch._foreach_maximum(ls[0], -1.75)),
+    "foreach_pow_scalar_v2": (("x",), "scalar", 2.0, lambda ls: torch._foreach_pow(ls[0], 2.0)),
 }
 
 

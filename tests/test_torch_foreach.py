@@ -104,3 +104,23 @@ def test_a_python_float_with_a_float16_list_runs_the_generated_scalar_op() -> No
     assert out[0].dtype == torch.float16 and out[0].tolist() == [0.0, 2.0, 4.0, 6.0, 8.0]
     assert out[1].tolist() == [1.0, -3.0]
     assert h[0].tolist() == [1.0, 2.0, 3.0, 4.0, 5.0] and h[1].tolist() == [1.5, -0.5]
+
+
+def test_foreach_pow_runs_the_generated_op_but_for_the_exponents_pytorch_takes_as_roots() -> None:
+    # x ** 2 is one rounding in both (PyTorch's x * x, the emulated Power's powf): bit for bit; x ** 0.5 and
+    # x ** -0.5 stay eager (PyTorch's sqrt / rsqrt give NaN for -inf where the API gives IEEE pow's +inf / +0)
+    a, _ = _lists()
+    a = [t - 1.0 for t in a]  # values of both signs
+    want = torch._foreach_pow(a, 2.0)
+    in_place = [t.clone() for t in a]
+    with ct.ops("Ascend910B") as ran:
+        got = torch._foreach_pow(a, 2.0)
+        assert torch._foreach_pow_(in_place, exponent=2.0) is None
+        roots = torch._foreach_pow(a, 0.5)
+        torch._foreach_pow(a, -0.5)
+    assert ran.generated == {"ForeachPowScalarV2": 2}
+    assert ran.eager["_foreach_pow"] == 2 and "_foreach_pow_" not in ran.eager
+    for g, i, w in zip(got, in_place, want):
+        assert g.shape == w.shape and torch.equal(g, w) and torch.equal(i, w)
+    for r, w in zip(roots, torch._foreach_pow(a, 0.5)):
+        assert torch.equal(r.isnan(), w.isnan())

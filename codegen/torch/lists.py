@@ -129,9 +129,12 @@ def number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
-def _list_scalar(function: Callable[..., Any], api: str, in_place: bool, keyword: str = "scalar") -> ListOp:
+def _list_scalar(
+    function: Callable[..., Any], api: str, in_place: bool, keyword: str = "scalar", eager: tuple[float, ...] = ()
+) -> ListOp:
     """``f(self, <keyword>)`` of a tensor list and a number (PyTorch names the number ``scalar``, or
-    ``exponent`` for pow), as an API of parameters ``x`` and ``scalar``."""
+    ``exponent`` for pow), as an API of parameters ``x`` and ``scalar``; a number among ``eager`` leaves the
+    call to eager PyTorch (where PyTorch's result differs from the API's)."""
 
     def stub(self: Any, *number: Any, **named: Any) -> Args:
         if len(number) + len(named) != 1 or (named and keyword not in named):
@@ -144,7 +147,7 @@ def _list_scalar(function: Callable[..., Any], api: str, in_place: bool, keyword
         api,
         lambda a: {"x": list(a["self"]), "scalar": a["scalar"]},
         in_place,
-        takes=lambda a: number(a["scalar"]),
+        takes=lambda a: number(a["scalar"]) and a["scalar"] not in eager,
     )
 
 
@@ -196,6 +199,11 @@ def _addcmul(function: Callable[..., Any], in_place: bool) -> ListOp:
     )
 
 
+#: The exponents whose ``_foreach_pow`` runs eagerly: PyTorch computes ``x ** 0.5`` as ``sqrt(x)`` and
+#: ``x ** -0.5`` as ``rsqrt(x)`` (NaN for ``-inf``, a signed zero or infinity for ``-0``), where
+#: aclnnForeachPowScalarV2 gives IEEE pow's ``+inf`` / ``+0`` and ``+0`` / ``+inf`` (ops-nn's Power and powf).
+POW_EAGER_EXPONENTS = (0.5, -0.5)
+
 #: The ``torch._foreach_*`` functions with a generated op, each in its out-of-place and in-place form. A row whose
 #: API the product does not have (or whose phase 1 refuses the call) leaves the call to eager PyTorch.
 #: ``_foreach_maximum`` has no row: aclnnForeachMaximumScalarV2 gives the scalar for a NaN element (ops-nn's
@@ -209,8 +217,8 @@ LIST_OPS: tuple[ListOp, ...] = (
     _binary_list(torch._foreach_div_, "ForeachDivList", True),
     _list_scalar(torch._foreach_mul, "ForeachMulScalarV2", False),
     _list_scalar(torch._foreach_mul_, "ForeachMulScalarV2", True),
-    _list_scalar(torch._foreach_pow, "ForeachPowScalarV2", False, "exponent"),
-    _list_scalar(torch._foreach_pow_, "ForeachPowScalarV2", True, "exponent"),
+    _list_scalar(torch._foreach_pow, "ForeachPowScalarV2", False, "exponent", POW_EAGER_EXPONENTS),
+    _list_scalar(torch._foreach_pow_, "ForeachPowScalarV2", True, "exponent", POW_EAGER_EXPONENTS),
     _add_list(torch._foreach_add, False),
     _add_list(torch._foreach_add_, True),
     _add_scalar(torch._foreach_add, False),

@@ -29,6 +29,7 @@
 #include "opgen_rt/device/copy.h"
 #include "opgen_rt/device/core_state.h"
 #include "opgen_rt/device/enums.h"
+#include "opgen_rt/device/power.h"
 #include "opgen_rt/device/reduce.h"
 #include "opgen_rt/device/sort.h"
 #include "opgen_rt/device/tensor.h"

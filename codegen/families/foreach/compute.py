@@ -86,9 +86,16 @@ SCALAR_OPERATORS: dict[str, UnaryFunction] = {
 }
 
 #: The functions of an input list and a scalar attr, by formula name (``max(x, scalar)``: ``Maxs``, whose
-#: result for a NaN element is the scalar: the vector max returns the other operand for a NaN).
+#: result for a NaN element is the scalar: the vector max returns the other operand for a NaN; ``pow(x, scalar)``:
+#: the advanced API ``Power`` with a scalar exponent).
 SCALAR_FUNCTIONS: dict[str, UnaryFunction] = {
-    f.name: f for f in (UnaryFunction("max", "Maxs", "the larger of each element and the scalar", 1, True),)
+    f.name: f
+    for f in (
+        UnaryFunction("max", "Maxs", "the larger of each element and the scalar", 1, True),
+        # Power(dst, src, src1Scalar, calCount): asc-devkit include/adv_api/math/power.h, the scalar exponent
+        # form without sharedTmpBuffer (its temporary space is UB the compiler reserves for it)
+        UnaryFunction("pow", "Power", "each element raised to the power of the scalar", 1, True),
+    )
 }
 
 #: The operators between two lists whose second operand is scaled by a scalar attr first (``x1 + alpha * x2``:

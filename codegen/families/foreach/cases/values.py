@@ -9,7 +9,8 @@ place).
 
 A scalar form (``x * scalar``) passes an aclScalar of the dtype its kernel tensor takes for the list's dtype
 (FLOAT16 for a FLOAT16 list, FLOAT otherwise) in every case, and a DOUBLE one (a value no narrower dtype holds)
-in a case of its own.
+in a case of its own; the special values and values of both signs meet the scalars 0, 0.5, 2, -1 and 3 in a
+case each.
 
 Each case's name says the list's shapes; ``quick`` leaves out the lists of more tensors than cores and the
 non-contiguous tensors."""
@@ -73,6 +74,8 @@ def scalar_dtype(spec: OpSpec, dtype: DType) -> DType | None:
 #: move), and of the DOUBLE case (1/3: each dtype rounds it its own way).
 CASE_SCALAR = -1.7
 DOUBLE_SCALAR = 1.0 / 3.0
+#: The scalars of the signed-values cases: zero, a fraction, and small integers of both signs.
+SIGNED_SCALARS = (0.0, 0.5, 2.0, -1.0, 3.0)
 
 
 def value_cases(spec: OpSpec, product: Product, dtypes: list[DType], quick: bool) -> Iterator[Case]:
@@ -133,6 +136,18 @@ def value_cases(spec: OpSpec, product: Product, dtypes: list[DType], quick: bool
         if comp.scalar is not None:
             double = {comp.scalar: ScalarArg(DOUBLE_SCALAR, "DOUBLE")}
             yield _case(spec, product, dtype, "a DOUBLE scalar", {**lists([_draw(rng, (3, 67), dtype)]), **double})
+            # the special values and values of both signs (small integers among them) against scalars of each
+            # kind: zero, a fraction, small integers of both signs (a power's special cases: x ** 0, a negative
+            # base with an integer and a non-integer exponent, 0 ** negative)
+            signed = np.concatenate([np.arange(-4.0, 5.0), uniform_array(rng, (23,), dtype, -100.0, 100.0)])
+            with np.errstate(over="ignore"):
+                both = [values, signed.astype(numpy_dtype(dtype))]
+            for k in SIGNED_SCALARS:
+                if kernel_scalar is None:
+                    break
+                arg = {comp.scalar: ScalarArg(k, kernel_scalar.name)}
+                params = {n: [a[::-1] if j else a for a in both] for j, n in enumerate(comp.sources)}
+                yield _case(spec, product, dtype, f"special and signed values, scalar {k:g}", {**params, **arg})
         # the most tensors one call takes (the list table's MAX_TENSOR_CONT), a few elements each
         most = [_draw(rng, (1 + k % 3,), dtype) for k in range(MAX_LIST_TENSORS)]
         yield _case(spec, product, dtype, f"{MAX_LIST_TENSORS} tensors (the most one call takes)", lists(most))
