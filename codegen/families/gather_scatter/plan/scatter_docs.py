@@ -5,19 +5,20 @@ from __future__ import annotations
 
 from codegen.families.gather_scatter.model import GatherScatterCompute
 from codegen.plan.constraints import constraint_doc_lines
-from codegen.plan.doc_tables import StatusRow, format_rule_text, status_table
+from codegen.plan.doc_tables import StatusRow, format_rule_text, null_pointer_attrs, status_table
 from codegen.plan.scatter import ATOMIC_SLOTS, LINE_BYTES
 from codegen.spec.model import Catalogue, OpSpec
 
 
 def scatter_status_rows(spec: OpSpec, comp: GatherScatterCompute) -> list[StatusRow]:
-    """The status table: null self, index, src or out (161001); 161002 for a dtype (index's only when it is not
-    empty), src or out of another dtype than self, ranks that differ, an out of another shape, an index extent
-    above src's or (outside dim) self's, a rank above 8, dim out of range, and the formats."""
+    """The status table: null self, index, src, a pointer attr (the row form's aclScalar alpha) or out
+    (161001); 161002 for a dtype (index's only when it is not empty), src or out of another dtype than self,
+    ranks that differ, an out of another shape, an index extent above src's or (outside dim) self's, a rank
+    above 8, dim out of range, and the formats."""
     s, i, r, o, d = comp.source, comp.index, comp.src, comp.dest, comp.dim
     if comp.rows:
         return status_table(
-            [s, i, f"{r}", o],
+            [s, i, f"{r}", *null_pointer_attrs(spec), o],
             f"A dtype of `{s}`, `{i}`, `{r}` or `{o}` not supported on this product; `{r}` or `{o}` of another "
             f"dtype than `{s}`; a rank above 8; `{d}` outside `[-rank, rank)` (0 or -1 for a 0-d `{s}`); `{s}` and "
             f"`{r}` of different ranks (unless `{s}` is 0-d) or of different extents outside `{d}`; `{i}` of rank "
