@@ -3,7 +3,7 @@ row count giving cores a second row tile, a strided shape giving cores several t
 
 from __future__ import annotations
 
-from codegen.families.row_reduce.plan.buffers import row_output_bytes
+from codegen.families.row_reduce.plan.buffers import WHOLE_ROW_SPARE_BLOCK_BYTES, row_output_bytes
 from codegen.families.row_reduce.plan.tensors import default_combo
 from codegen.families.row_reduce.plan.tiling import CHUNK_ALIGN, LINE_ALIGN, tiling_decision
 from codegen.spec.model import DType, DtypeCombo, OpSpec, Product
@@ -17,7 +17,7 @@ def fit_limit(spec: OpSpec, product: Product, dtype: DType | DtypeCombo) -> int:
     row_b = row_output_bytes(spec, combo)
     one_buffer = t.tile_bytes_per_elem - (t.buffer_num - 1) * t.queue_bytes_per_elem  # the fallback to 1 buffer
     return (
-        (t.budget_bytes - LINE_ALIGN * row_b)
+        (t.budget_bytes - WHOLE_ROW_SPARE_BLOCK_BYTES - LINE_ALIGN * row_b)
         // (one_buffer + t.save_bytes_per_elem + t.line_bytes_per_elem)
         // (LINE_ALIGN)
         * LINE_ALIGN

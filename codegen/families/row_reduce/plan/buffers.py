@@ -82,6 +82,25 @@ def line_bytes(prog: Program) -> int:
     return 4 * (prog.temps + 3 * len(prog.reductions) + 3 + len(prog.row_values))
 
 
+#: UB bytes of the line buffers mode 0 leaves unused (accumulators and per-row value lines; with whole rows also
+#: saved maxima and the rescale line): the kernel gives each of the four a 32-byte block.
+WHOLE_ROW_SPARE_BLOCK_BYTES = 4 * 32
+
+
+def mode0_spare_line_bytes(prog: Program) -> int:
+    """UB bytes per line element of the line buffers (:func:`line_bytes`) mode 0 (the reduced dims last) leaves
+    unused: each reduction's accumulator and the per-row values' lines (a tile's row slots hold them). The
+    kernel gives those buffers one 32-byte block in mode 0, so its tiling counts the line bytes less these."""
+    return 4 * (len(prog.reductions) + len(prog.row_values))
+
+
+def whole_row_spare_line_bytes(prog: Program) -> int:
+    """UB bytes per line element of the line buffers a tile of whole rows leaves unused: those of
+    :func:`mode0_spare_line_bytes`, and each reduction's saved maximum and the rescale line (no chunk is
+    combined). The kernel gives those buffers one 32-byte block."""
+    return mode0_spare_line_bytes(prog) + 4 * (len(prog.reductions) + 1)
+
+
 def row_output_bytes(spec: OpSpec, combo: DtypeCombo) -> int:
     """UB bytes per row of a tile taken by the row slots (32 bytes per row for each reduction and per-row
     value; a per-row input's among the reductions) and by the outputs with one value per row (their queue and

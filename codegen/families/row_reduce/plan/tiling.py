@@ -6,7 +6,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from codegen.families.row_reduce.plan.buffers import buffer_bytes, max_buffer_num, queue_bytes, row_output_bytes
+from codegen.families.row_reduce.plan.buffers import (
+    WHOLE_ROW_SPARE_BLOCK_BYTES,
+    buffer_bytes,
+    max_buffer_num,
+    mode0_spare_line_bytes,
+    queue_bytes,
+    row_output_bytes,
+    whole_row_spare_line_bytes,
+)
 from codegen.families.row_reduce.plan.program import program
 from codegen.families.row_reduce.plan.tensors import (
     column_outputs,
@@ -162,7 +170,9 @@ def tiling_decision(
     UB (``budget = ubBytes - ub_reserved_bytes - 4 * WORK_ELEMS``): tile buffers cost ``tileBytes`` per
     element (each input's ``T`` queue and a 16-bit input's fp32 copy, each output's ``T`` queue); line
     buffers ``lineBytes`` per element (temporaries, accumulators, partials, saved maxima, the result line,
-    the reduction argument, the rescale factor and one line per per-row value).
+    the reduction argument, the rescale factor and one line per per-row value; a tile of whole rows, which
+    keeps accumulators and per-row values in its row slots and combines no chunks, less
+    :func:`buffers.whole_row_spare_line_bytes`).
 
     Buffers per tile queue (``bufferNum``): the spec's ``tiling.buffer_num`` (2: double buffering) wherever
     UB and the product's queue buffers per position allow (:func:`buffers.max_buffer_num`), else fewer; each
@@ -197,6 +207,8 @@ def tiling_decision(
     else:
         outer, r, inner = view_dims(shape, dim)
     tile_1, line_b = buffer_bytes(spec, combo)
+    whole_line_b = line_b - whole_row_spare_line_bytes(program(spec))  # a tile of whole rows: no chunk lines
+    chunk_line_b = line_b - mode0_spare_line_bytes(program(spec))  # mode 0 chunks: accumulators in row slots
     queue_b = queue_bytes(spec, combo)
     save_b = 4 * len(program(spec).saves)  # whole rows only: the kept subformulas, fp32 per element
     # buffers per tile queue, most first: the spec's, or fewer where the product's queue buffers per position
@@ -220,18 +232,21 @@ def tiling_decision(
         mode, width = MODE_LAST, 1
         rows = outer
         rs = _align(max(r, 1), LINE_ALIGN)
-        fits = [n for n in bufs if rs * (tile_bytes(n) + save_b + line_b) + LINE_ALIGN * row_b <= budget]
+        whole_budget = budget - WHOLE_ROW_SPARE_BLOCK_BYTES  # the unused buffers' blocks
+        fits = [n for n in bufs if rs * (tile_bytes(n) + save_b + whole_line_b) + LINE_ALIGN * row_b <= whole_budget]
         if fits:
             buf_n = fits[0]
             tile_b = tile_bytes(buf_n)
             per_core = _ceil_div(max(rows, 1), cores)
-            fit_rows = (budget - rs * line_b - (LINE_ALIGN - 1) * row_b) // (rs * (tile_b + save_b) + row_b)
+            fit_rows = (whole_budget - rs * whole_line_b - (LINE_ALIGN - 1) * row_b) // (rs * (tile_b + save_b) + row_b)
+            line_b = whole_line_b
             tile_rows = max(1, min(fit_rows, per_core))
             chunk_len, chunk_num, stride = r, 1, rs
             tile_elems, line_elems = tile_rows * rs, rs
         else:
+            line_b = chunk_line_b
             lens = [
-                (n, (budget - LINE_ALIGN * row_b) // (tile_bytes(n) + line_b) // CHUNK_ALIGN * CHUNK_ALIGN)
+                (n, (whole_budget - LINE_ALIGN * row_b) // (tile_bytes(n) + line_b) // CHUNK_ALIGN * CHUNK_ALIGN)
                 for n in bufs
             ]
             buf_n, chunk_len = next(((n, c) for n, c in lens if c > 0), lens[-1])

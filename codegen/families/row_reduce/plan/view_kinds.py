@@ -163,6 +163,12 @@ class TilingSourceView(TilingSourceBase):
     work_elems: int
     #: bytes per tile element of the kept subformulas (whole last-dim rows only)
     save_bytes: int
+    #: line bytes per element a tile of whole rows does not use (:func:`buffers.whole_row_spare_line_bytes`)
+    whole_row_spare_line_bytes: int
+    #: line bytes per element mode 0 chunks do not use (:func:`buffers.mode0_spare_line_bytes`)
+    mode0_spare_line_bytes: int
+    #: UB bytes of the blocks those unused buffers still get (:data:`buffers.WHOLE_ROW_SPARE_BLOCK_BYTES`)
+    whole_row_spare_block_bytes: int
     #: the products' queue buffers per position by NpuArch, and the kernel's queues per position: (tile inputs,
     #: row inputs, tile outputs, per-row outputs) (:func:`buffers.queue_counts`)
     queue_caps: tuple[QueueCap, ...]

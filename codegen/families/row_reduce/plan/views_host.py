@@ -8,11 +8,14 @@ from dataclasses import replace
 from typing import Any
 
 from codegen.families.row_reduce.plan.buffers import (
+    WHOLE_ROW_SPARE_BLOCK_BYTES,
     buffer_bytes,
     line_bytes,
+    mode0_spare_line_bytes,
     queue_bytes,
     queue_counts,
     row_output_bytes,
+    whole_row_spare_line_bytes,
 )
 from codegen.families.row_reduce.plan.program import Program
 from codegen.families.row_reduce.plan.tensors import (
@@ -62,6 +65,9 @@ def host_parts(spec: OpSpec, prog: Program, products: list[Product]) -> dict[str
         "save_bytes": 4 * len(prog.saves),
         "tile_bytes_terms": [(t.name, "in") for t in spec.inputs] + [(t.name, "out") for t in spec.outputs],
         "line_bytes": line_bytes(prog),
+        "whole_row_spare_line_bytes": whole_row_spare_line_bytes(prog),
+        "mode0_spare_line_bytes": mode0_spare_line_bytes(prog),
+        "whole_row_spare_block_bytes": WHOLE_ROW_SPARE_BLOCK_BYTES,
         "row_in_n": len(rows_in),
         "queue_caps": tuple(queue_caps(products)),
         "queue_counts": queue_counts(spec),

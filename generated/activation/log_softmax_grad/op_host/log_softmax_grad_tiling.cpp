@@ -20,6 +20,12 @@ constexpr int64_t WORK_ELEMS = 1024;  // fp32 reduce work buffer
 constexpr int64_t UB_RESERVED_BYTES = 0;
 constexpr int64_t BUFFER_NUM = 2;  // most buffers per tile queue (2: double buffering)
 constexpr int64_t SAVE_BYTES = 0;  // whole rows: kept subformulas, bytes per tile element
+// whole rows: line bytes per element the kernel leaves out (accumulators and per-row values in row slots, no
+// chunk combine)
+constexpr int64_t WHOLE_ROW_SPARE_LINE_BYTES = 12;
+constexpr int64_t WHOLE_ROW_SPARE_BLOCK_BYTES = 128;  // a block for each of them
+// mode 0 chunks: line bytes per element the kernel leaves out (accumulators and per-row values in row slots)
+constexpr int64_t MODE0_SPARE_LINE_BYTES = 4;
 // The kernel's queues per position: tile queues hold bufferNum buffers, a row input's or per-row output's one.
 constexpr int64_t TILE_IN_QUEUES = 2;
 constexpr int64_t ROW_IN_QUEUES = 0;
@@ -172,16 +178,20 @@ static ge::graphStatus LogSoftmaxGradTilingFunc(gert::TilingContext *context) {
     // A row longer than the budget in bytes never fits (an element costs at least a byte), which keeps
     // rs * (tileBytes + lineBytes) inside int64 for any reduceLen.
     const int64_t rs = AlignUp(std::max<int64_t>(std::min(reduceLen, budget), 1), LINE_ALIGN);
+    const int64_t wholeLineBytes = lineBytes - WHOLE_ROW_SPARE_LINE_BYTES;
+    const int64_t wholeBudget = budget - WHOLE_ROW_SPARE_BLOCK_BYTES;
+    const int64_t chunkLineBytes = lineBytes - MODE0_SPARE_LINE_BYTES;
     bool fits = false;
     for (bufferNum = maxBufferNum; bufferNum >= 1 && !fits; --bufferNum) {  // the most buffers that fit
       tileBytes = tileBytes1 + (bufferNum - 1) * queueBytes;
-      fits = reduceLen <= budget && rs * (tileBytes + SAVE_BYTES + lineBytes) + LINE_ALIGN * rowBytes <= budget;
+      fits = reduceLen <= wholeBudget &&
+             rs * (tileBytes + SAVE_BYTES + wholeLineBytes) + LINE_ALIGN * rowBytes <= wholeBudget;
     }
     ++bufferNum;
     if (fits) {
       const int64_t perCore = CeilDiv(std::max<int64_t>(outerNum, 1), coreNum);
-      const int64_t fitRows =
-          (budget - rs * lineBytes - (LINE_ALIGN - 1) * rowBytes) / (rs * (tileBytes + SAVE_BYTES) + rowBytes);
+      const int64_t fitRows = (wholeBudget - rs * wholeLineBytes - (LINE_ALIGN - 1) * rowBytes) /
+                              (rs * (tileBytes + SAVE_BYTES) + rowBytes);
       tileRows = std::max<int64_t>(1, std::min(fitRows, perCore));
       lineStride = rs;
       tileElems = tileRows * rs;
@@ -190,7 +200,7 @@ static ge::graphStatus LogSoftmaxGradTilingFunc(gert::TilingContext *context) {
       chunkLen = 0;
       for (bufferNum = maxBufferNum; bufferNum >= 1 && chunkLen <= 0; --bufferNum) {
         tileBytes = tileBytes1 + (bufferNum - 1) * queueBytes;
-        chunkLen = (budget - LINE_ALIGN * rowBytes) / (tileBytes + lineBytes) / CHUNK_ALIGN * CHUNK_ALIGN;
+        chunkLen = (wholeBudget - LINE_ALIGN * rowBytes) / (tileBytes + chunkLineBytes) / CHUNK_ALIGN * CHUNK_ALIGN;
       }
       ++bufferNum;
       if (chunkLen >= reduceLen && SAVE_BYTES > 0) {

@@ -365,15 +365,20 @@ class KernelLogSoftmaxV2 {
     if (mode_ == 0 && chunkNum_ == 1 && NUM_SAVE > 0) {  // whole rows: the kept subformulas, per tile element
       pipe_.InitBuffer(saveBuf_, static_cast<uint32_t>(tiling.tileElems * 4 * NUM_SAVE));
     }
-    if (NUM_ROWV > 0) {  // a line per per-row value (mode 1; the tiling counts it in both modes)
-      pipe_.InitBuffer(rowvBuf_, lineF * static_cast<uint32_t>(NUM_ROWV));
+    // mode 0 keeps the accumulators and per-row values in the row slots, and a tile of whole rows combines no
+    // chunks (no saved maxima, no rescale line): those buffers get one block
+    const bool slotsOnly = tiling.mode == 0;
+    const bool wholeRows = slotsOnly && tiling.chunkNum == 1;
+    const uint32_t blockF = static_cast<uint32_t>(BLOCK_BYTES);
+    if (NUM_ROWV > 0) {  // a line per per-row value (mode 1)
+      pipe_.InitBuffer(rowvBuf_, slotsOnly ? blockF : lineF * static_cast<uint32_t>(NUM_ROWV));
     }
-    pipe_.InitBuffer(accBuf_, lineF * static_cast<uint32_t>(NUM_RED));
+    pipe_.InitBuffer(accBuf_, slotsOnly ? blockF : lineF * static_cast<uint32_t>(NUM_RED));
     pipe_.InitBuffer(partBuf_, lineF * static_cast<uint32_t>(NUM_RED));
-    pipe_.InitBuffer(oldBuf_, lineF * static_cast<uint32_t>(NUM_RED));
+    pipe_.InitBuffer(oldBuf_, wholeRows ? blockF : lineF * static_cast<uint32_t>(NUM_RED));
     pipe_.InitBuffer(resBuf_, lineF);
     pipe_.InitBuffer(argBuf_, lineF);
-    pipe_.InitBuffer(facBuf_, lineF);
+    pipe_.InitBuffer(facBuf_, wholeRows ? blockF : lineF);
     pipe_.InitBuffer(workBuf_, static_cast<uint32_t>(WORK_ELEMS * 4));
     lineElems_ = tiling.lineElems;
     tileElems_ = tiling.tileElems;
@@ -389,7 +394,7 @@ class KernelLogSoftmaxV2 {
       // mode 0: the accumulator of row l is slot l of the reduction's slots
       acc_[k] = mode_ == 0 ? slotBuf_.Get<float>()[static_cast<uint32_t>(k * rowSlots_)] : accBuf_.Get<float>()[at];
       part_[k] = partBuf_.Get<float>()[at];
-      old_[k] = oldBuf_.Get<float>()[at];
+      old_[k] = oldBuf_.Get<float>()[mode_ == 0 && chunkNum_ == 1 ? 0U : at];  // whole rows: never read
     }
     for (int32_t j = 0; j < NUM_ROWV; ++j) {
       rowv_[j] = mode_ == 0 ? slotBuf_.Get<float>()[static_cast<uint32_t>((NUM_RED + j) * rowSlots_)]
