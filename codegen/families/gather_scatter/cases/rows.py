@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from codegen.check.cases import ACLNN_ERR_PARAM_INVALID, Case
-from codegen.families.gather_scatter.cases.scatter import _positions, _values
+from codegen.families.gather_scatter.cases.scatter import _positions, _values, dtype_shape_dim_status_cases
 from codegen.families.gather_scatter.cases.status import call_status_cases, status_case
 from codegen.families.gather_scatter.cases.values import Maker, hostile_indices, key_pairs
 from codegen.runner import ScalarArg, numpy_dtype
@@ -143,21 +143,7 @@ def row_status_cases(mk: Maker, dtypes: list[DType], index_dtypes: list[DType]) 
     one = _params(mk, _values(mk, (2, 3), dt), np.asarray([1], dtype=numpy_dtype(it)), _values(mk, (1, 3), dt), 0)
     one[c.dest] = np.zeros((2, 3), numpy_dtype(dt))
     yield from call_status_cases(mk, label, good, one, nullable=(c.source, c.index, c.src, c.alpha, c.dest))
-    other = next(d for d in (DType.INT32, DType.FLOAT) if d is not dt)
-    for name, shape in ((c.src, (4, 3)), (c.dest, (4, 6))):
-        yield status(
-            f"{name} {other.name} (self {dt.name}) -> 161002",
-            ACLNN_ERR_PARAM_INVALID,
-            good(**{name: np.zeros(shape, numpy_dtype(other))}),
-        )
-    for wrong in ((4, 5), (6,)):
-        yield status(
-            f"{c.dest} {list(wrong)} (want [4, 6]) -> 161002",
-            ACLNN_ERR_PARAM_INVALID,
-            good(**{c.dest: np.zeros(wrong, numpy_dtype(dt))}),
-        )
-    for dim in (2, -3, 2**40):
-        yield status(f"dim {dim} of a rank-2 self -> 161002", ACLNN_ERR_PARAM_INVALID, good(**{c.dim: dim}))
+    yield from dtype_shape_dim_status_cases(mk, label, good, dt, (4, 3))
     scalar = {c.source: _values(mk, (), dt), c.dest: np.zeros((), numpy_dtype(dt)), c.dim: 1}
     yield status("0-d self, dim 1 -> 161002", ACLNN_ERR_PARAM_INVALID, good(**scalar))
     yield status(f"{c.index} rank 2 -> 161002", ACLNN_ERR_PARAM_INVALID, good(**{c.index: idx.reshape(1, 3)}))

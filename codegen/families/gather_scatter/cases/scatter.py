@@ -116,6 +116,32 @@ def scatter_value_cases(mk: Maker, dtypes: list[DType], index_dtypes: list[DType
         yield mk.case(first.name, "[6, 7] by [5, 7]", "non-contiguous self and out", params)
 
 
+def dtype_shape_dim_status_cases(
+    mk: Maker, label: str, good: Any, dt: DType, src_shape: tuple[int, int]
+) -> Iterator[Case]:
+    """The status cases a scatter-add and its row form share, each 161002, on a call ``good(**over)`` of a
+    ``[4, 6]`` self of dtype ``dt``: src (of ``src_shape``) or out of another dtype than self, an out of
+    another shape (``[4, 5]``, ``[6]``), and a dim outside ``[-2, 2)`` (2, -3, ``2**40``)."""
+    c = mk.comp
+    assert c.src is not None and c.dim is not None
+    status = partial(status_case, mk, label)
+    other = next(d for d in (DType.INT32, DType.FLOAT) if d is not dt)
+    for name, shape in ((c.src, src_shape), (c.dest, (4, 6))):
+        yield status(
+            f"{name} {other.name} (self {dt.name}) -> 161002",
+            ACLNN_ERR_PARAM_INVALID,
+            good(**{name: np.zeros(shape, numpy_dtype(other))}),
+        )
+    for wrong in ((4, 5), (6,)):
+        yield status(
+            f"{c.dest} {list(wrong)} (want [4, 6]) -> 161002",
+            ACLNN_ERR_PARAM_INVALID,
+            good(**{c.dest: np.zeros(wrong, numpy_dtype(dt))}),
+        )
+    for dim in (2, -3, 2**40):
+        yield status(f"dim {dim} of a rank-2 self -> 161002", ACLNN_ERR_PARAM_INVALID, good(**{c.dim: dim}))
+
+
 def scatter_status_cases(mk: Maker, dtypes: list[DType], index_dtypes: list[DType]) -> Iterator[Case]:
     """The status cases of a scatter-add with the first dtype and INT64 indices (else the first)."""
     c = mk.comp
@@ -137,21 +163,7 @@ def scatter_status_cases(mk: Maker, dtypes: list[DType], index_dtypes: list[DTyp
     one = _params(mk, _values(mk, (2, 3), dt), np.asarray([[1]], dtype=numpy_dtype(it)), _values(mk, (1, 1), dt), 0)
     one[c.dest] = np.zeros((2, 3), numpy_dtype(dt))
     yield from call_status_cases(mk, label, good, one, nullable=(c.source, c.index, c.src, c.dest))
-    other = next(d for d in (DType.INT32, DType.FLOAT) if d is not dt)
-    for name, shape in ((c.src, (2, 4)), (c.dest, (4, 6))):
-        yield status(
-            f"{name} {other.name} (self {dt.name}) -> 161002",
-            ACLNN_ERR_PARAM_INVALID,
-            good(**{name: np.zeros(shape, numpy_dtype(other))}),
-        )
-    for wrong in ((4, 5), (6,)):
-        yield status(
-            f"{c.dest} {list(wrong)} (want [4, 6]) -> 161002",
-            ACLNN_ERR_PARAM_INVALID,
-            good(**{c.dest: np.zeros(wrong, numpy_dtype(dt))}),
-        )
-    for dim in (2, -3, 2**40):
-        yield status(f"dim {dim} of a rank-2 self -> 161002", ACLNN_ERR_PARAM_INVALID, good(**{c.dim: dim}))
+    yield from dtype_shape_dim_status_cases(mk, label, good, dt, (2, 4))
     yield status(
         f"{c.index} rank 1, self rank 2 -> 161002", ACLNN_ERR_PARAM_INVALID, good(**{c.index: idx.reshape(-1)})
     )
