@@ -53,6 +53,11 @@ class UnaryFunction:
             kernel_operator_vec_ternary_scalar_intf.h), which the kernel runs where ``a`` is a scratch tile whose
             value is dead afterwards (BF16's fp32 copy of the tile: one instruction fewer than ``Muls`` then the
             operator); None where the operator has none.
+        integer: whether the instruction (and ``Muls`` before it in a scaled form) takes int32_t tiles, so an
+            INT32 list is computed in int32 (asc-devkit: ``Add``, ``Sub``, ``Mul``, ``Adds``, ``Muls`` and ``Maxs``
+            take half, float, int16_t and int32_t on NpuArch 2201 and 3510; ``Sqrt``, ``Div`` take half and float;
+            ``Power``'s integer form is left out, see :data:`SCALAR_FUNCTIONS`). An integer add or product wraps
+            around (two's complement), as the vector unit's.
     """
 
     name: str
@@ -61,6 +66,7 @@ class UnaryFunction:
     arity: int = 1
     scalar: bool = False
     fused: str | None = None
+    integer: bool = False
 
 
 #: The unary functions the family's kernels compute, by formula name.
@@ -69,9 +75,9 @@ UNARY_FUNCTIONS: dict[str, UnaryFunction] = {f.name: f for f in (UnaryFunction("
 BINARY_OPERATORS: dict[str, UnaryFunction] = {
     f.name: f
     for f in (
-        UnaryFunction("+", "Add", "the sum", 2),
-        UnaryFunction("-", "Sub", "the difference", 2),
-        UnaryFunction("*", "Mul", "the product", 2),
+        UnaryFunction("+", "Add", "the sum", 2, integer=True),
+        UnaryFunction("-", "Sub", "the difference", 2, integer=True),
+        UnaryFunction("*", "Mul", "the product", 2, integer=True),
         UnaryFunction("/", "Div", "the quotient", 2),
     )
 }
@@ -80,18 +86,19 @@ BINARY_OPERATORS: dict[str, UnaryFunction] = {
 SCALAR_OPERATORS: dict[str, UnaryFunction] = {
     f.name: f
     for f in (
-        UnaryFunction("+", "Adds", "the sum with the scalar", 1, True),
-        UnaryFunction("*", "Muls", "the product with the scalar", 1, True),
+        UnaryFunction("+", "Adds", "the sum with the scalar", 1, True, integer=True),
+        UnaryFunction("*", "Muls", "the product with the scalar", 1, True, integer=True),
     )
 }
 
 #: The functions of an input list and a scalar attr, by formula name (``max(x, scalar)``: ``Maxs``, whose
 #: result for a NaN element is the scalar: the vector max returns the other operand for a NaN; ``pow(x, scalar)``:
-#: the advanced API ``Power`` with a scalar exponent).
+#: the advanced API ``Power`` with a scalar exponent; its int32_t form is not modelled, so ``pow`` takes floating
+#: lists only).
 SCALAR_FUNCTIONS: dict[str, UnaryFunction] = {
     f.name: f
     for f in (
-        UnaryFunction("max", "Maxs", "the larger of each element and the scalar", 1, True),
+        UnaryFunction("max", "Maxs", "the larger of each element and the scalar", 1, True, integer=True),
         # Power(dst, src, src1Scalar, calCount): asc-devkit include/adv_api/math/power.h, the scalar exponent
         # form without sharedTmpBuffer (its temporary space is UB the compiler reserves for it)
         UnaryFunction("pow", "Power", "each element raised to the power of the scalar", 1, True),
@@ -102,11 +109,15 @@ SCALAR_FUNCTIONS: dict[str, UnaryFunction] = {
 #: ``Muls`` of the second tile, then the operator, or the one ``fused`` instruction into the first tile where
 #: that tile is scratch; ops-nn's ForeachAddList kernel runs ``Axpy``), by formula operator.
 SCALED_OPERATORS: dict[str, UnaryFunction] = {
-    f.name: f for f in (UnaryFunction("+", "Add", "the sum with the scalar times the second list", 2, True, "Axpy"),)
+    f.name: f
+    for f in (UnaryFunction("+", "Add", "the sum with the scalar times the second list", 2, True, "Axpy", True),)
 }
 
-#: The dtypes the family's kernels take (FLOAT16 and BF16 tiles are computed in fp32 where the op says so).
-FOREACH_DTYPES: tuple[DType, ...] = (DType.FLOAT, DType.FLOAT16, DType.BF16)
+#: The dtypes the family's kernels take (FLOAT16 and BF16 tiles are computed in fp32 where the op says so; INT32
+#: in int32, by an instruction whose ``integer`` is set).
+FOREACH_DTYPES: tuple[DType, ...] = (DType.FLOAT, DType.FLOAT16, DType.BF16, DType.INT32)
+#: The integer dtypes of :data:`FOREACH_DTYPES` (a formula whose instruction takes no integers lists none).
+FOREACH_INTEGER_DTYPES: tuple[DType, ...] = (DType.INT32,)
 
 
 @dataclass(frozen=True)
@@ -149,8 +160,9 @@ def parse_compute(node: YNode, ctx: ComputeContext) -> ForeachCompute | None:
     :data:`UNARY_FUNCTIONS` on the one input, an operator of :data:`BINARY_OPERATORS` between the two
     inputs in their spec order, one of :data:`SCALAR_OPERATORS` between the one input and the op's one
     ``scalar`` attr (``x * scalar``) or a call of :data:`SCALAR_FUNCTIONS` on both (``max(x, scalar)``), or
-    with two inputs and a scalar attr one of :data:`SCALED_OPERATORS` (``x1 + alpha * x2``). Every problem is
-    recorded in ``ctx.reader`` at its line.
+    with two inputs and a scalar attr one of :data:`SCALED_OPERATORS` (``x1 + alpha * x2``); an integer dtype
+    (:data:`FOREACH_INTEGER_DTYPES`) only where the formula's instruction takes it (``integer``). Every problem
+    is recorded in ``ctx.reader`` at its line.
 
     Returns:
         The model, or None when a key is missing or wrong.
@@ -205,6 +217,14 @@ def parse_compute(node: YNode, ctx: ComputeContext) -> ForeachCompute | None:
         )
         r.error(formula_node, f"the foreach family computes {', '.join(forms)}; got '{text}'")
         return None
+    integers = [d for d in src.dtypes if d in FOREACH_INTEGER_DTYPES]
+    if integers and not function.integer:
+        r.error(
+            node,
+            f"'{src.name}' lists {', '.join(d.name for d in integers)}, but {function.instruction} (the lowering of "
+            f"'{text}') takes floating tiles only",
+        )
+        ok = False
     if not ok:
         return None
     return ForeachCompute(names, dst.name, function, text, node.loc, scalar if function.scalar else None)

@@ -111,6 +111,17 @@ def status_cases(spec: OpSpec, product: Product, dtypes: list[DType]) -> Iterato
             good(**{sc: ScalarArg(CASE_SCALAR, wrong.name)}),
         )
         yield case(f"{sc} INT32 -> 161002", ACLNN_ERR_PARAM_INVALID, good(**{sc: ScalarArg(3, "INT32")}))
+        yield case(f"{sc} INT64 -> 161002", ACLNN_ERR_PARAM_INVALID, good(**{sc: ScalarArg(3, "INT64")}))
+        for integer in (d for d in dtypes if d.is_integer):  # an integer list takes its own dtype or INT64 only
+            i_dt = numpy_dtype(integer)
+            lists = {n: tuple(np.full(a.shape, k + 1, i_dt) for a in base[x]) for k, n in enumerate(comp.sources)}
+            lists[out] = tuple(np.zeros(a.shape, i_dt) for a in base[out])
+            for floating in ("FLOAT", "DOUBLE"):
+                yield case(
+                    f"{sc} {floating} ({x} {integer.name}) -> 161002",
+                    ACLNN_ERR_PARAM_INVALID,
+                    {**lists, sc: ScalarArg(3.0, floating)},
+                )
     yield case("empty lists -> 0 (nothing launched)", 0, good(**{n: () for n in (*comp.sources, out)}))
     # one more tensor than one call takes (the list table's MAX_TENSOR_CONT)
     over = MAX_LIST_TENSORS + 1

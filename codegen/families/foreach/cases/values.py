@@ -1,16 +1,18 @@
 """The value cases of a foreach op: lists of one, two and many tensors of unequal sizes (empty and 0-d ones,
 sizes that are no multiple of a 32-byte block, one tensor large enough to span several cores followed by small
 ones), a list of only empty tensors and an empty list (no launch), more tensors than cores, special values
-(zeros of both signs, infinities, NaN, negative numbers, subnormals), an in-place call (the first input list
+(zeros of both signs, infinities, NaN, negative numbers, subnormals; for an integer list its extremes and
+products past its range, which wrap around), an in-place call (the first input list
 passed as the output list: :mod:`codegen.check.in_place` proves no byte beside its tensors changed), and
 non-contiguous input and output tensors. Every output list is allocated by the call (poisoned device memory:
 an element the kernel does not write is garbage) unless the case passes ``out`` (a strided view, written in
 place).
 
 A scalar form (``x * scalar``) passes an aclScalar of the dtype its kernel tensor takes for the list's dtype
-(FLOAT16 for a FLOAT16 list, FLOAT otherwise) in every case, and a DOUBLE one (a value no narrower dtype holds)
-in a case of its own; the special values and values of both signs meet the scalars 0, 0.5, 2, -1 and 3 in a
-case each.
+(FLOAT16 for a FLOAT16 list, INT32 for an INT32 list, FLOAT otherwise) in every case, and a DOUBLE one (a value
+no narrower dtype holds; for an integer list an INT64 one) in a case of its own; the special values and values
+of both signs meet the scalars 0, 0.5, 2, -1 and 3 (an integer list: 0, 2, -1, 3 and its extremes) in a case
+each.
 
 Each case's name says the list's shapes; ``quick`` leaves out the lists of more tensors than cores and the
 non-contiguous tensors."""
@@ -76,6 +78,32 @@ CASE_SCALAR = -1.7
 DOUBLE_SCALAR = 1.0 / 3.0
 #: The scalars of the signed-values cases: zero, a fraction, and small integers of both signs.
 SIGNED_SCALARS = (0.0, 0.5, 2.0, -1.0, 3.0)
+#: INT32's extremes.
+INT32_MIN, INT32_MAX = -(2**31), 2**31 - 1
+#: The scalar of an integer list's value cases, its INT64 case's scalar (within INT32's range: the kernel tensor
+#: is INT32), and its signed-values cases' scalars: zero, small integers of both signs and the extremes (a sum
+#: past the range wraps around; -1 times the minimum is the minimum).
+INT_CASE_SCALAR = -3
+INT64_SCALAR = 123_456_789
+INT_SIGNED_SCALARS = (0, 2, -1, 3, INT32_MAX, INT32_MIN)
+#: The special values of an integer list: zero, ones, the extremes and their neighbours, and factors whose
+#: products pass the range (46341 squared, 65536 squared: 2**32, wrapping to 0).
+INT_SPECIAL = (
+    0,
+    1,
+    -1,
+    2,
+    -2,
+    INT32_MAX,
+    INT32_MIN,
+    INT32_MAX - 1,
+    INT32_MIN + 1,
+    46341,
+    -46341,
+    65536,
+    2**30,
+    -(2**30),
+)
 
 
 def value_cases(spec: OpSpec, product: Product, dtypes: list[DType], quick: bool) -> Iterator[Case]:
@@ -87,7 +115,7 @@ def value_cases(spec: OpSpec, product: Product, dtypes: list[DType], quick: bool
         kernel_scalar = scalar_dtype(spec, dtype)
         scalar: dict[str, Any] = {}
         if comp.scalar is not None and kernel_scalar is not None:
-            scalar[comp.scalar] = ScalarArg(CASE_SCALAR, kernel_scalar.name)
+            scalar[comp.scalar] = ScalarArg(INT_CASE_SCALAR if dtype.is_integer else CASE_SCALAR, kernel_scalar.name)
 
         def lists(
             first: list[np.ndarray], rng: np.random.Generator = rng, dtype: DType = dtype, scalar: Any = scalar
@@ -114,14 +142,19 @@ def value_cases(spec: OpSpec, product: Product, dtypes: list[DType], quick: bool
         yield _case(
             spec, product, dtype, "tensors of one and a half cores' shares", lists(crossing), tags=("multicore",)
         )
-        special = np.array(
-            [0.0, -0.0, np.inf, -np.inf, np.nan, -1.0, -1e-3, 1e-40, 1e-30, 1.0, 4.0, 2.0, 65504.0, 3e38],
-            dtype=np.float64,
-        )
-        with np.errstate(over="ignore"):
-            values = special.astype(numpy_dtype(dtype))
+        if dtype.is_integer:
+            values = np.array(INT_SPECIAL, dtype=np.int64).astype(numpy_dtype(dtype))
+            special_name = "zeros, extremes and products past the range (wrapping around)"
+        else:
+            special = np.array(
+                [0.0, -0.0, np.inf, -np.inf, np.nan, -1.0, -1e-3, 1e-40, 1e-30, 1.0, 4.0, 2.0, 65504.0, 3e38],
+                dtype=np.float64,
+            )
+            with np.errstate(over="ignore"):
+                values = special.astype(numpy_dtype(dtype))
+            special_name = "zeros, infinities, NaN, negative and subnormal values"
         params = {n: [values[::-1] if k else values, values[:5]] for k, n in enumerate(comp.sources)}
-        yield _case(spec, product, dtype, "zeros, infinities, NaN, negative and subnormal values", {**params, **scalar})
+        yield _case(spec, product, dtype, special_name, {**params, **scalar})
         # in place (torch._foreach_mul_ and the like): the first input list passed as the output list; the
         # check copies it into one guarded buffer per run and fails on any byte beside its tensors changed
         in_place = [_draw(rng, s, dtype) for s in IN_PLACE_SHAPES]
@@ -134,20 +167,32 @@ def value_cases(spec: OpSpec, product: Product, dtypes: list[DType], quick: bool
             in_place=((comp.dest, comp.source),),
         )
         if comp.scalar is not None:
-            double = {comp.scalar: ScalarArg(DOUBLE_SCALAR, "DOUBLE")}
-            yield _case(spec, product, dtype, "a DOUBLE scalar", {**lists([_draw(rng, (3, 67), dtype)]), **double})
+            wide = ScalarArg(INT64_SCALAR, "INT64") if dtype.is_integer else ScalarArg(DOUBLE_SCALAR, "DOUBLE")
+            yield _case(
+                spec,
+                product,
+                dtype,
+                f"{'an' if dtype.is_integer else 'a'} {wide.dtype} scalar",
+                {**lists([_draw(rng, (3, 67), dtype)]), comp.scalar: wide},
+            )
             # the special values and values of both signs (small integers among them) against scalars of each
             # kind: zero, a fraction, small integers of both signs (a power's special cases: x ** 0, a negative
             # base with an integer and a non-integer exponent, 0 ** negative)
             signed = np.concatenate([np.arange(-4.0, 5.0), uniform_array(rng, (23,), dtype, -100.0, 100.0)])
             with np.errstate(over="ignore"):
                 both = [values, signed.astype(numpy_dtype(dtype))]
-            for k in SIGNED_SCALARS:
+            for k in INT_SIGNED_SCALARS if dtype.is_integer else SIGNED_SCALARS:
                 if kernel_scalar is None:
                     break
                 arg = {comp.scalar: ScalarArg(k, kernel_scalar.name)}
                 params = {n: [a[::-1] if j else a for a in both] for j, n in enumerate(comp.sources)}
-                yield _case(spec, product, dtype, f"special and signed values, scalar {k:g}", {**params, **arg})
+                yield _case(
+                    spec,
+                    product,
+                    dtype,
+                    f"special and signed values, scalar {k if isinstance(k, int) else f'{k:g}'}",
+                    {**params, **arg},
+                )
         # the most tensors one call takes (the list table's MAX_TENSOR_CONT), a few elements each
         most = [_draw(rng, (1 + k % 3,), dtype) for k in range(MAX_LIST_TENSORS)]
         yield _case(spec, product, dtype, f"{MAX_LIST_TENSORS} tensors (the most one call takes)", lists(most))

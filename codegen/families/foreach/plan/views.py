@@ -36,10 +36,13 @@ def compute_of(spec: OpSpec) -> ForeachCompute:
 @dataclass(frozen=True)
 class ScalarDtype:
     """The one-element tensor the L2 API makes of the aclScalar for a list of one dtype: ``list_dtype`` and the
-    tensor's ``dtype`` (``DT_*`` names), as the device op's OpDef column pairs them."""
+    tensor's ``dtype`` (``DT_*`` names), as the device op's OpDef column pairs them; ``wide``, the other aclScalar
+    dtype the API takes for that list and converts to ``dtype``: DT_DOUBLE for a floating list, DT_INT64 for an
+    integer one (ops-nn's foreach V2 APIs: FLOAT or DOUBLE, FLOAT16 or DOUBLE, INT32 or INT64)."""
 
     list_dtype: str
     dtype: str
+    wide: str = "DT_DOUBLE"
 
 
 @dataclass(frozen=True)
@@ -193,7 +196,10 @@ def roles_of(spec: OpSpec) -> ListRoles:
     lists = [d for d in dev.inputs if d.like is None]
     carrier = next((d for d in dev.inputs if d.like is not None and d.source == comp.scalar), None)
     scalar_dtypes = (
-        tuple(ScalarDtype(d.ge_name, carrier.like_dtype(d).ge_name) for d in spec.tensor(comp.source).all_dtypes)
+        tuple(
+            ScalarDtype(d.ge_name, carrier.like_dtype(d).ge_name, "DT_INT64" if d.is_integer else "DT_DOUBLE")
+            for d in spec.tensor(comp.source).all_dtypes
+        )
         if carrier is not None
         else ()
     )
@@ -239,10 +245,10 @@ def _status_rows(spec: OpSpec) -> list[StatusRow]:
     scalar = ""
     if comp.scalar is not None:
         pairs = ", ".join(
-            f"{p.dtype.removeprefix('DT_')} for {p.list_dtype.removeprefix('DT_')}"
+            f"{p.dtype.removeprefix('DT_')} or {p.wide.removeprefix('DT_')} for {p.list_dtype.removeprefix('DT_')}"
             for p in roles_of(spec).scalar_dtypes
         )
-        scalar = f"; `{comp.scalar}` of another dtype than DOUBLE or the one its list takes ({pairs})"
+        scalar = f"; `{comp.scalar}` of another dtype than those its list takes ({pairs})"
     return status_table(
         [named, *doc_tables.null_pointer_attrs(spec), "a tensor of one of the lists"],
         f"The product has no kernel for the op; the first tensor of `{s}` of a dtype not supported; a tensor of "
@@ -274,7 +280,17 @@ def _constraint_lines(spec: OpSpec) -> list[str]:
         f"`{s}` holds at most {MAX_LIST_TENSORS} tensors; each may be empty or 0-d, and may have a shape of its own.",
         f"An empty `{s}` (no tensor), or one whose tensors hold no element, returns success with workspace 0 and "
         "launches nothing.",
-        "BF16 is computed in FLOAT and rounded once (CAST_RINT); FLOAT and FLOAT16 in their own dtype.",
+        "BF16 is computed in FLOAT and rounded once (CAST_RINT); FLOAT and FLOAT16 in their own dtype"
+        + (
+            "; INT32 in int32"
+            + (
+                ", a result past int32's range wrapping around (two's complement)."
+                if comp.function.name in "+-*"
+                else "."
+            )
+            if any(d.is_integer for d in spec.tensor(s).all_dtypes)
+            else "."
+        ),
         *(
             [
                 f"`{comp.scalar}` reaches the kernel as a one-element tensor of the dtype the list is computed in "

@@ -33,7 +33,7 @@ namespace {
 // Dtypes of `x1` on the current product, by its NpuArch.
 const std::initializer_list<op::DataType> &X1DtypeSupportList() {
   static const std::initializer_list<op::DataType> LIST_0 = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16,
-                                                             op::DataType::DT_BF16};
+                                                             op::DataType::DT_BF16, op::DataType::DT_INT32};
   static const std::initializer_list<op::DataType> EMPTY_LIST = {};
   switch (static_cast<uint32_t>(GetCurrentPlatformInfo().GetCurNpuArch())) {
     case 2201:  // Ascend910B, Ascend910_93
@@ -194,6 +194,27 @@ DataType ScalarTensorDtype(DataType listDtype) {
   if (listDtype == DataType::DT_BF16) {
     return DataType::DT_FLOAT;
   }
+  if (listDtype == DataType::DT_INT32) {
+    return DataType::DT_INT32;
+  }
+  return DataType::DT_UNDEFINED;
+}
+
+// The other dtype of the aclScalar a `x1` of `listDtype` takes (converted to ScalarTensorDtype's):
+// DOUBLE for a floating list, INT64 for an integer one; DT_UNDEFINED for another dtype.
+DataType ScalarWideDtype(DataType listDtype) {
+  if (listDtype == DataType::DT_FLOAT) {
+    return DataType::DT_DOUBLE;
+  }
+  if (listDtype == DataType::DT_FLOAT16) {
+    return DataType::DT_DOUBLE;
+  }
+  if (listDtype == DataType::DT_BF16) {
+    return DataType::DT_DOUBLE;
+  }
+  if (listDtype == DataType::DT_INT32) {
+    return DataType::DT_INT64;
+  }
   return DataType::DT_UNDEFINED;
 }
 
@@ -201,13 +222,15 @@ aclnnStatus CheckParams(const aclTensorList *x1, const aclTensorList *x2, const 
                         const aclTensorList *out) {
   const aclnnStatus ret = CheckBinaryListParams(x1, x2, out, X1DtypeSupportList());
   CHECK_RET(ret == ACLNN_SUCCESS, ret);
-  // the scalar: the dtype its tensor takes for the list's, or DOUBLE (ops-nn's foreach V2 APIs)
+  // the scalar: the dtype its tensor takes for the list's, or DOUBLE (INT64 for an integer list; ops-nn's foreach
+  // V2 APIs)
   if (x1->Size() > 0) {
     const DataType want = ScalarTensorDtype((*x1)[0]->GetDataType());
-    if (alpha->GetDataType() != want && alpha->GetDataType() != DataType::DT_DOUBLE) {
-      OP_LOGE(ACLNN_ERR_PARAM_INVALID, "alpha has dtype %s; a %s x1 takes %s or DOUBLE.",
+    const DataType wide = ScalarWideDtype((*x1)[0]->GetDataType());
+    if (alpha->GetDataType() != want && alpha->GetDataType() != wide) {
+      OP_LOGE(ACLNN_ERR_PARAM_INVALID, "alpha has dtype %s; a %s x1 takes %s or %s.",
               op::ToString(alpha->GetDataType()).GetString(), op::ToString((*x1)[0]->GetDataType()).GetString(),
-              op::ToString(want).GetString());
+              op::ToString(want).GetString(), op::ToString(wide).GetString());
       return ACLNN_ERR_PARAM_INVALID;
     }
   }
@@ -239,8 +262,9 @@ aclnnStatus aclnnForeachAddListV2GetWorkspaceSize(const aclTensorList *x1, const
   aclnnStatus ret = CheckParams(x1, x2, alpha, out);
   CHECK_RET(ret == ACLNN_SUCCESS, ret);
   if (alpha->GetDataType() != op::DataType::DT_FLOAT && alpha->GetDataType() != op::DataType::DT_FLOAT16 &&
-      alpha->GetDataType() != op::DataType::DT_DOUBLE) {
-    OP_LOGE(ACLNN_ERR_PARAM_INVALID, "alpha must have dtype FLOAT, FLOAT16, DOUBLE, but has %s.",
+      alpha->GetDataType() != op::DataType::DT_DOUBLE && alpha->GetDataType() != op::DataType::DT_INT32 &&
+      alpha->GetDataType() != op::DataType::DT_INT64) {
+    OP_LOGE(ACLNN_ERR_PARAM_INVALID, "alpha must have dtype FLOAT, FLOAT16, DOUBLE, INT32, INT64, but has %s.",
             op::ToString(alpha->GetDataType()).GetString());
     return ACLNN_ERR_PARAM_INVALID;
   }

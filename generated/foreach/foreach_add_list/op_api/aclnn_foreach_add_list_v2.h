@@ -13,9 +13,9 @@ extern "C" {
 /**
  * aclnnForeachAddListV2, phase 1: checks the parameters, plans the computation and returns the workspace
  * size and the executor.
- * x1: FLOAT, FLOAT16, BF16; rank 0-8.
- * x2: FLOAT, FLOAT16, BF16; rank 0-8.
- * out: FLOAT, FLOAT16, BF16; rank 0-8.
+ * x1: FLOAT, FLOAT16, BF16, INT32; rank 0-8.
+ * x2: FLOAT, FLOAT16, BF16, INT32; rank 0-8.
+ * out: FLOAT, FLOAT16, BF16, INT32; rank 0-8.
  */
 ACLNN_API aclnnStatus aclnnForeachAddListV2GetWorkspaceSize(const aclTensorList *x1, const aclTensorList *x2,
                                                             const aclScalar *alpha, aclTensorList *out,

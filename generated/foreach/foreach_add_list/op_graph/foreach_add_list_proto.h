@@ -13,17 +13,17 @@ namespace ge {
  * scaled by alpha: out[i] = x1[i] + alpha * x2[i] for every tensor i of x1, alpha converted to the dtype the kernel
  * computes in.
  * @par Inputs:
- * @li x1: A list of tensors of DT_FLOAT16, DT_FLOAT, DT_BF16.
- * @li x2: A list of tensors of DT_FLOAT16, DT_FLOAT, DT_BF16.
- * @li alpha: A tensor of DT_FLOAT16, DT_FLOAT.
+ * @li x1: A list of tensors of DT_FLOAT16, DT_FLOAT, DT_INT32, DT_BF16.
+ * @li x2: A list of tensors of DT_FLOAT16, DT_FLOAT, DT_INT32, DT_BF16.
+ * @li alpha: A tensor of DT_FLOAT16, DT_FLOAT, DT_INT32.
  * @par Outputs:
- * @li y: A list of tensors of DT_FLOAT16, DT_FLOAT, DT_BF16.
+ * @li y: A list of tensors of DT_FLOAT16, DT_FLOAT, DT_INT32, DT_BF16.
  */
 REG_OP(ForeachAddList)
-    .DYNAMIC_INPUT(x1, TensorType({DT_FLOAT16, DT_FLOAT, DT_BF16}))
-    .DYNAMIC_INPUT(x2, TensorType({DT_FLOAT16, DT_FLOAT, DT_BF16}))
-    .INPUT(alpha, TensorType({DT_FLOAT16, DT_FLOAT}))
-    .DYNAMIC_OUTPUT(y, TensorType({DT_FLOAT16, DT_FLOAT, DT_BF16}))
+    .DYNAMIC_INPUT(x1, TensorType({DT_FLOAT16, DT_FLOAT, DT_INT32, DT_BF16}))
+    .DYNAMIC_INPUT(x2, TensorType({DT_FLOAT16, DT_FLOAT, DT_INT32, DT_BF16}))
+    .INPUT(alpha, TensorType({DT_FLOAT16, DT_FLOAT, DT_INT32}))
+    .DYNAMIC_OUTPUT(y, TensorType({DT_FLOAT16, DT_FLOAT, DT_INT32, DT_BF16}))
     .OP_END_FACTORY_REG(ForeachAddList)
 
 }  // namespace ge

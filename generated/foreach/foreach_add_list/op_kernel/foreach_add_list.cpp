@@ -190,4 +190,8 @@ extern "C" __global__ __aicore__ void foreach_add_list(GM_ADDR x1, GM_ADDR x2, G
     RunForeachAddList<bfloat16_t, float>(x1, x2, alpha, y, tilingData);
     return;
   }
+  if (TILING_KEY_IS(3)) {  // INT32
+    RunForeachAddList<int32_t, int32_t>(x1, x2, alpha, y, tilingData);
+    return;
+  }
 }

@@ -13,8 +13,8 @@ extern "C" {
 /**
  * aclnnForeachAddScalarV2, phase 1: checks the parameters, plans the computation and returns the workspace
  * size and the executor.
- * x: FLOAT, FLOAT16, BF16; rank 0-8.
- * out: FLOAT, FLOAT16, BF16; rank 0-8.
+ * x: FLOAT, FLOAT16, BF16, INT32; rank 0-8.
+ * out: FLOAT, FLOAT16, BF16, INT32; rank 0-8.
  */
 ACLNN_API aclnnStatus aclnnForeachAddScalarV2GetWorkspaceSize(const aclTensorList *x, const aclScalar *scalar,
                                                               aclTensorList *out, uint64_t *workspaceSize,

@@ -13,15 +13,15 @@ namespace ge {
  * list with one scalar: out[i] = x[i] + scalar for every tensor i of x, the scalar converted to the dtype the kernel
  * computes in.
  * @par Inputs:
- * @li x: A list of tensors of DT_FLOAT16, DT_FLOAT, DT_BF16.
- * @li scalar: A tensor of DT_FLOAT16, DT_FLOAT.
+ * @li x: A list of tensors of DT_FLOAT16, DT_FLOAT, DT_INT32, DT_BF16.
+ * @li scalar: A tensor of DT_FLOAT16, DT_FLOAT, DT_INT32.
  * @par Outputs:
- * @li y: A list of tensors of DT_FLOAT16, DT_FLOAT, DT_BF16.
+ * @li y: A list of tensors of DT_FLOAT16, DT_FLOAT, DT_INT32, DT_BF16.
  */
 REG_OP(ForeachAddScalar)
-    .DYNAMIC_INPUT(x, TensorType({DT_FLOAT16, DT_FLOAT, DT_BF16}))
-    .INPUT(scalar, TensorType({DT_FLOAT16, DT_FLOAT}))
-    .DYNAMIC_OUTPUT(y, TensorType({DT_FLOAT16, DT_FLOAT, DT_BF16}))
+    .DYNAMIC_INPUT(x, TensorType({DT_FLOAT16, DT_FLOAT, DT_INT32, DT_BF16}))
+    .INPUT(scalar, TensorType({DT_FLOAT16, DT_FLOAT, DT_INT32}))
+    .DYNAMIC_OUTPUT(y, TensorType({DT_FLOAT16, DT_FLOAT, DT_INT32, DT_BF16}))
     .OP_END_FACTORY_REG(ForeachAddScalar)
 
 }  // namespace ge

@@ -33,7 +33,7 @@ namespace {
 // Dtypes of `x` on the current product, by its NpuArch.
 const std::initializer_list<op::DataType> &XDtypeSupportList() {
   static const std::initializer_list<op::DataType> LIST_0 = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16,
-                                                             op::DataType::DT_BF16};
+                                                             op::DataType::DT_BF16, op::DataType::DT_INT32};
   static const std::initializer_list<op::DataType> EMPTY_LIST = {};
   switch (static_cast<uint32_t>(GetCurrentPlatformInfo().GetCurNpuArch())) {
     case 2201:  // Ascend910B, Ascend910_93
@@ -189,19 +189,42 @@ DataType ScalarTensorDtype(DataType listDtype) {
   if (listDtype == DataType::DT_BF16) {
     return DataType::DT_FLOAT;
   }
+  if (listDtype == DataType::DT_INT32) {
+    return DataType::DT_INT32;
+  }
+  return DataType::DT_UNDEFINED;
+}
+
+// The other dtype of the aclScalar a `x` of `listDtype` takes (converted to ScalarTensorDtype's):
+// DOUBLE for a floating list, INT64 for an integer one; DT_UNDEFINED for another dtype.
+DataType ScalarWideDtype(DataType listDtype) {
+  if (listDtype == DataType::DT_FLOAT) {
+    return DataType::DT_DOUBLE;
+  }
+  if (listDtype == DataType::DT_FLOAT16) {
+    return DataType::DT_DOUBLE;
+  }
+  if (listDtype == DataType::DT_BF16) {
+    return DataType::DT_DOUBLE;
+  }
+  if (listDtype == DataType::DT_INT32) {
+    return DataType::DT_INT64;
+  }
   return DataType::DT_UNDEFINED;
 }
 
 aclnnStatus CheckParams(const aclTensorList *x, const aclScalar *scalar, const aclTensorList *out) {
   const aclnnStatus ret = CheckListParams(x, out, XDtypeSupportList());
   CHECK_RET(ret == ACLNN_SUCCESS, ret);
-  // the scalar: the dtype its tensor takes for the list's, or DOUBLE (ops-nn's foreach V2 APIs)
+  // the scalar: the dtype its tensor takes for the list's, or DOUBLE (INT64 for an integer list; ops-nn's foreach
+  // V2 APIs)
   if (x->Size() > 0) {
     const DataType want = ScalarTensorDtype((*x)[0]->GetDataType());
-    if (scalar->GetDataType() != want && scalar->GetDataType() != DataType::DT_DOUBLE) {
-      OP_LOGE(ACLNN_ERR_PARAM_INVALID, "scalar has dtype %s; a %s x takes %s or DOUBLE.",
+    const DataType wide = ScalarWideDtype((*x)[0]->GetDataType());
+    if (scalar->GetDataType() != want && scalar->GetDataType() != wide) {
+      OP_LOGE(ACLNN_ERR_PARAM_INVALID, "scalar has dtype %s; a %s x takes %s or %s.",
               op::ToString(scalar->GetDataType()).GetString(), op::ToString((*x)[0]->GetDataType()).GetString(),
-              op::ToString(want).GetString());
+              op::ToString(want).GetString(), op::ToString(wide).GetString());
       return ACLNN_ERR_PARAM_INVALID;
     }
   }
@@ -233,8 +256,9 @@ aclnnStatus aclnnForeachMaximumScalarV2GetWorkspaceSize(const aclTensorList *x, 
   aclnnStatus ret = CheckParams(x, scalar, out);
   CHECK_RET(ret == ACLNN_SUCCESS, ret);
   if (scalar->GetDataType() != op::DataType::DT_FLOAT && scalar->GetDataType() != op::DataType::DT_FLOAT16 &&
-      scalar->GetDataType() != op::DataType::DT_DOUBLE) {
-    OP_LOGE(ACLNN_ERR_PARAM_INVALID, "scalar must have dtype FLOAT, FLOAT16, DOUBLE, but has %s.",
+      scalar->GetDataType() != op::DataType::DT_DOUBLE && scalar->GetDataType() != op::DataType::DT_INT32 &&
+      scalar->GetDataType() != op::DataType::DT_INT64) {
+    OP_LOGE(ACLNN_ERR_PARAM_INVALID, "scalar must have dtype FLOAT, FLOAT16, DOUBLE, INT32, INT64, but has %s.",
             op::ToString(scalar->GetDataType()).GetString());
     return ACLNN_ERR_PARAM_INVALID;
   }

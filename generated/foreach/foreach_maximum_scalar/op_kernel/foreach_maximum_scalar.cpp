@@ -170,4 +170,8 @@ extern "C" __global__ __aicore__ void foreach_maximum_scalar(GM_ADDR x, GM_ADDR 
     RunForeachMaximumScalar<bfloat16_t, float>(x, scalar, y, tilingData);
     return;
   }
+  if (TILING_KEY_IS(3)) {  // INT32
+    RunForeachMaximumScalar<int32_t, int32_t>(x, scalar, y, tilingData);
+    return;
+  }
 }

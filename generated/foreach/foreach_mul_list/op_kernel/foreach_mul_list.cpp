@@ -184,4 +184,8 @@ extern "C" __global__ __aicore__ void foreach_mul_list(GM_ADDR x1, GM_ADDR x2, G
     RunForeachMulList<bfloat16_t, float>(x1, x2, y, tilingData);
     return;
   }
+  if (TILING_KEY_IS(3)) {  // INT32
+    RunForeachMulList<int32_t, int32_t>(x1, x2, y, tilingData);
+    return;
+  }
 }

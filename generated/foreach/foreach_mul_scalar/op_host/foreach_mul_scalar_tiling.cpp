@@ -39,6 +39,10 @@ int64_t DtypeKey(ge::DataType dtype, int64_t &bytes, int64_t &computeBytes) {
       bytes = 2;
       computeBytes = 4;
       return 4;
+    case ge::DT_INT32:  // INT32
+      bytes = 4;
+      computeBytes = 4;
+      return 3;
     default:
       return -1;
   }

@@ -192,16 +192,33 @@ DataType ScalarTensorDtype(DataType listDtype) {
   return DataType::DT_UNDEFINED;
 }
 
+// The other dtype of the aclScalar a `x` of `listDtype` takes (converted to ScalarTensorDtype's):
+// DOUBLE for a floating list, INT64 for an integer one; DT_UNDEFINED for another dtype.
+DataType ScalarWideDtype(DataType listDtype) {
+  if (listDtype == DataType::DT_FLOAT) {
+    return DataType::DT_DOUBLE;
+  }
+  if (listDtype == DataType::DT_FLOAT16) {
+    return DataType::DT_DOUBLE;
+  }
+  if (listDtype == DataType::DT_BF16) {
+    return DataType::DT_DOUBLE;
+  }
+  return DataType::DT_UNDEFINED;
+}
+
 aclnnStatus CheckParams(const aclTensorList *x, const aclScalar *scalar, const aclTensorList *out) {
   const aclnnStatus ret = CheckListParams(x, out, XDtypeSupportList());
   CHECK_RET(ret == ACLNN_SUCCESS, ret);
-  // the scalar: the dtype its tensor takes for the list's, or DOUBLE (ops-nn's foreach V2 APIs)
+  // the scalar: the dtype its tensor takes for the list's, or DOUBLE (INT64 for an integer list; ops-nn's foreach
+  // V2 APIs)
   if (x->Size() > 0) {
     const DataType want = ScalarTensorDtype((*x)[0]->GetDataType());
-    if (scalar->GetDataType() != want && scalar->GetDataType() != DataType::DT_DOUBLE) {
-      OP_LOGE(ACLNN_ERR_PARAM_INVALID, "scalar has dtype %s; a %s x takes %s or DOUBLE.",
+    const DataType wide = ScalarWideDtype((*x)[0]->GetDataType());
+    if (scalar->GetDataType() != want && scalar->GetDataType() != wide) {
+      OP_LOGE(ACLNN_ERR_PARAM_INVALID, "scalar has dtype %s; a %s x takes %s or %s.",
               op::ToString(scalar->GetDataType()).GetString(), op::ToString((*x)[0]->GetDataType()).GetString(),
-              op::ToString(want).GetString());
+              op::ToString(want).GetString(), op::ToString(wide).GetString());
       return ACLNN_ERR_PARAM_INVALID;
     }
   }

@@ -155,8 +155,25 @@ TEST_F(ForeachAddListInferShape, InferDataTypeColumn1) {
   EXPECT_EQ(context->GetOutputDataType(0), ge::DT_FLOAT);
 }
 
-// OpDef dtype column: inputs BF16, BF16, FLOAT; outputs BF16
+// OpDef dtype column: inputs INT32, INT32, INT32; outputs INT32
 TEST_F(ForeachAddListInferShape, InferDataTypeColumn2) {
+  auto holder = gert::InferDataTypeContextFaker()
+                    .SetOpType("ForeachAddList")
+                    .NodeIoNum(3, 1)
+                    .IrInstanceNum({1, 1, 1}, {1})
+                    .NodeInputTd(0, ge::DT_INT32, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeInputTd(1, ge::DT_INT32, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeInputTd(2, ge::DT_INT32, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeOutputTd(0, ge::DT_INT32, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .Build();
+  gert::InferDataTypeContext *context = holder.GetContext<gert::InferDataTypeContext>();
+  ASSERT_NE(context, nullptr);
+  ASSERT_EQ(RunInferDataType(context), ge::GRAPH_SUCCESS);
+  EXPECT_EQ(context->GetOutputDataType(0), ge::DT_INT32);
+}
+
+// OpDef dtype column: inputs BF16, BF16, FLOAT; outputs BF16
+TEST_F(ForeachAddListInferShape, InferDataTypeColumn3) {
   auto holder = gert::InferDataTypeContextFaker()
                     .SetOpType("ForeachAddList")
                     .NodeIoNum(3, 1)

@@ -147,8 +147,24 @@ TEST_F(ForeachMulListInferShape, InferDataTypeColumn1) {
   EXPECT_EQ(context->GetOutputDataType(0), ge::DT_FLOAT);
 }
 
-// OpDef dtype column: inputs BF16, BF16; outputs BF16
+// OpDef dtype column: inputs INT32, INT32; outputs INT32
 TEST_F(ForeachMulListInferShape, InferDataTypeColumn2) {
+  auto holder = gert::InferDataTypeContextFaker()
+                    .SetOpType("ForeachMulList")
+                    .NodeIoNum(2, 1)
+                    .IrInstanceNum({1, 1}, {1})
+                    .NodeInputTd(0, ge::DT_INT32, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeInputTd(1, ge::DT_INT32, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeOutputTd(0, ge::DT_INT32, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .Build();
+  gert::InferDataTypeContext *context = holder.GetContext<gert::InferDataTypeContext>();
+  ASSERT_NE(context, nullptr);
+  ASSERT_EQ(RunInferDataType(context), ge::GRAPH_SUCCESS);
+  EXPECT_EQ(context->GetOutputDataType(0), ge::DT_INT32);
+}
+
+// OpDef dtype column: inputs BF16, BF16; outputs BF16
+TEST_F(ForeachMulListInferShape, InferDataTypeColumn3) {
   auto holder = gert::InferDataTypeContextFaker()
                     .SetOpType("ForeachMulList")
                     .NodeIoNum(2, 1)
