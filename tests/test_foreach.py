@@ -150,21 +150,38 @@ def test_quick_check_matrix_passes(built_op: Callable[[str, str], OpCallable]) -
     assert not failed, failed[:5]
 
 
-@pytest.mark.parametrize(("op", "oracle"), [("foreach_mul_list", "_foreach_mul"), ("foreach_div_list", "_foreach_div")])
-@pytest.mark.parametrize("dtype", ["FLOAT", "FLOAT16", "BF16"])
+#: The two-list ops against PyTorch by dtype: every floating dtype, and INT32 where the spec lists it.
+BINARY_CASES = [
+    (op, oracle, dtype)
+    for op, oracle in (("foreach_mul_list", "_foreach_mul"), ("foreach_div_list", "_foreach_div"))
+    for dtype in ("FLOAT", "FLOAT16", "BF16", "INT32")
+    if dtype in [d.name for d in SPECS[op].inputs[0].dtypes]
+]
+
+
+@pytest.mark.parametrize(("op", "oracle", "dtype"), BINARY_CASES)
 def test_binary_lists_against_torch(
     op: str, oracle: str, dtype: str, built_op: Callable[[str, str], OpCallable]
 ) -> None:
     """What a second input list adds: ``torch._foreach_mul`` / ``torch._foreach_div`` of two lists (a 0-d, an
     empty, a multi-core tensor; zeros and infinities in the divisor) give the kernel's output bit for bit (one
-    IEEE operation rounded once; BF16 computed in FLOAT and rounded once by both)."""
+    IEEE operation rounded once; BF16 computed in FLOAT and rounded once by both). INT32 lists of the whole
+    int32 range (the extremes among them) give torch's wrap-around products."""
     f = built_op(op, PRODUCT)
-    torch_dtype = {"FLOAT": torch.float32, "FLOAT16": torch.float16, "BF16": torch.bfloat16}[dtype]
+    torch_dtype = {"FLOAT": torch.float32, "FLOAT16": torch.float16, "BF16": torch.bfloat16, "INT32": torch.int32}[
+        dtype
+    ]
     gen = torch.Generator().manual_seed(3)
     shapes = [(3, 5), (), (0, 2), (40000,)]
-    x1 = [(torch.rand(s, generator=gen) * 20 - 10).to(torch_dtype) for s in shapes]
-    x2 = [(torch.rand(s, generator=gen) * 4 - 2).to(torch_dtype) for s in shapes]
-    x2[0][0, :3] = torch.tensor([0.0, float("inf"), -0.0], dtype=torch_dtype)
+    if dtype == "INT32":
+        x1 = [torch.randint(-(2**31), 2**31 - 1, s, generator=gen, dtype=torch.int32) for s in shapes]
+        x2 = [torch.randint(-(2**31), 2**31 - 1, s, generator=gen, dtype=torch.int32) for s in shapes]
+        x1[0][0, :4] = torch.tensor([2**31 - 1, -(2**31), 65536, -1], dtype=torch.int32)
+        x2[0][0, :4] = torch.tensor([2, -1, 65536, -(2**31)], dtype=torch.int32)
+    else:
+        x1 = [(torch.rand(s, generator=gen) * 20 - 10).to(torch_dtype) for s in shapes]
+        x2 = [(torch.rand(s, generator=gen) * 4 - 2).to(torch_dtype) for s in shapes]
+        x2[0][0, :3] = torch.tensor([0.0, float("inf"), -0.0], dtype=torch_dtype)
     want = getattr(torch, oracle)(x1, x2)
     store = ml_dtypes.bfloat16 if dtype == "BF16" else None
 
@@ -202,17 +219,27 @@ def test_in_place_and_strided_outputs_leave_everything_else_untouched(
         np.testing.assert_array_equal(a, k)
 
 
-#: The scalar APIs against PyTorch: (op, the list names, the scalar attr and its value, the torch call on the
-#: lists). Each scalar is exact in every dtype, and each product with it too (-0.5 in AddListV2: one rounding,
-#: the sum's, in the kernel's Muls-then-Add as in PyTorch's x1 + alpha * x2; the exponent 2 in PowScalarV2: one
-#: rounding of x * x in PyTorch, the correctly rounded square in the emulated Power).
+#: The scalar APIs against PyTorch: (op, the list names, the scalar attr, its value for floating lists and for
+#: INT32 lists, the torch call on the lists and a value). Each floating scalar is exact in every dtype, and each
+#: product with it too (-0.5 in AddListV2: one rounding, the sum's, in the kernel's Muls-then-Add as in PyTorch's
+#: x1 + alpha * x2; the exponent 2 in PowScalarV2: one rounding of x * x in PyTorch, the correctly rounded square
+#: in the emulated Power). An INT32 list (where the spec lists it) takes an INT32 scalar near the type's extremes,
+#: so that sums and products wrap around, as PyTorch's int32 arithmetic.
 SCALAR_APIS = {
-    "foreach_mul_scalar_v2": (("x",), "scalar", -1.75, lambda ls: torch._foreach_mul(ls[0], -1.75)),
-    "foreach_add_scalar_v2": (("x",), "scalar", -1.75, lambda ls: torch._foreach_add(ls[0], -1.75)),
-    "foreach_add_list_v2": (("x1", "x2"), "alpha", -0.5, lambda ls: torch._foreach_add(ls[0], ls[1], alpha=-0.5)),
-    "foreach_maximum_scalar_v2": (("x",), "scalar", -1.75, lambda ls: torch._foreach_maximum(ls[0], -1.75)),
-    "foreach_pow_scalar_v2": (("x",), "scalar", 2.0, lambda ls: torch._foreach_pow(ls[0], 2.0)),
+    "foreach_mul_scalar_v2": (("x",), "scalar", -1.75, -3, lambda ls, v: torch._foreach_mul(ls[0], v)),
+    "foreach_add_scalar_v2": (("x",), "scalar", -1.75, 2**31 - 5, lambda ls, v: torch._foreach_add(ls[0], v)),
+    "foreach_add_list_v2": (
+        ("x1", "x2"),
+        "alpha",
+        -0.5,
+        -7,
+        lambda ls, v: torch._foreach_add(ls[0], ls[1], alpha=v),
+    ),
+    "foreach_maximum_scalar_v2": (("x",), "scalar", -1.75, -5, lambda ls, v: torch._foreach_maximum(ls[0], v)),
+    "foreach_pow_scalar_v2": (("x",), "scalar", 2.0, 2, lambda ls, v: torch._foreach_pow(ls[0], v)),
 }
+#: The torch dtype of each list dtype the family takes.
+TORCH_DTYPES = {"FLOAT": torch.float32, "FLOAT16": torch.float16, "BF16": torch.bfloat16, "INT32": torch.int32}
 
 
 @pytest.mark.parametrize("op", list(SCALAR_APIS))
@@ -220,27 +247,38 @@ def test_scalar_apis_against_torch_and_in_place(op: str, built_op: Callable[[str
     """The V2 scalar APIs against ``torch._foreach_mul`` / ``_foreach_add`` / ``_foreach_maximum`` (a list and a
     scalar, or two lists and alpha; no NaN: CANN's Maxs differs from PyTorch there, see the spec's notes) on
     lists of 40 tensors with empty and 0-d ones (and in FLOAT a list of 256, the most one call takes), in every
-    dtype, bit for bit (see :data:`SCALAR_APIS`; BF16 computed in FLOAT by both). The in-place call (``out`` is
-    the first list, as ``torch._foreach_mul_``) leaves every tensor equal to the out-of-place result and no
-    byte of the guarded buffer around the list changed."""
+    dtype the spec lists, bit for bit (see :data:`SCALAR_APIS`; BF16 computed in FLOAT by both; INT32 lists of
+    the whole int32 range wrap around as PyTorch's). The in-place call (``out`` is the first list, as
+    ``torch._foreach_mul_``) leaves every tensor equal to the out-of-place result and no byte of the guarded
+    buffer around the list changed."""
     from codegen.check.in_place import GUARD_BYTE, guarded_copy
     from codegen.runner import ScalarArg
 
-    names, attr, value, oracle = SCALAR_APIS[op]
+    names, attr, value, int_value, oracle = SCALAR_APIS[op]
     f = built_op(op, PRODUCT)
     gen = torch.Generator().manual_seed(5)
     shapes: list[tuple[int, ...]] = [(k % 5 + 1, 3 * k + 1) for k in range(36)] + [(0,), (), (2, 0), (9000,)]
-    for dtype, count in (("FLOAT", 256), ("FLOAT16", 40), ("BF16", 40)):
-        torch_dtype = {"FLOAT": torch.float32, "FLOAT16": torch.float16, "BF16": torch.bfloat16}[dtype]
+    listed = [d.name for d in SPECS[op].inputs[0].dtypes]
+    for dtype, count in (("FLOAT", 256), ("FLOAT16", 40), ("BF16", 40), ("INT32", 40)):
+        if dtype not in listed:
+            continue
+        torch_dtype = TORCH_DTYPES[dtype]
         store = ml_dtypes.bfloat16 if dtype == "BF16" else None
 
         def arrays(ts: list[torch.Tensor], store: object = store) -> list[np.ndarray]:
             return [t.float().numpy().astype(store) if store else t.numpy() for t in ts]
 
-        listed = (shapes * 7)[:count]
-        lists = [[(torch.rand(s, generator=gen) * 20 - 10).to(torch_dtype) for s in listed] for _ in names]
-        want = arrays(list(oracle(lists)))
-        scalar = ScalarArg(value, "FLOAT16" if dtype == "FLOAT16" else "FLOAT")
+        shaped = (shapes * 7)[:count]
+        if dtype == "INT32":
+            lists = [
+                [torch.randint(-(2**31), 2**31 - 1, s, generator=gen, dtype=torch.int32) for s in shaped] for _ in names
+            ]
+            want = arrays(list(oracle(lists, int_value)))
+            scalar = ScalarArg(int_value, "INT32")
+        else:
+            lists = [[(torch.rand(s, generator=gen) * 20 - 10).to(torch_dtype) for s in shaped] for _ in names]
+            want = arrays(list(oracle(lists, value)))
+            scalar = ScalarArg(value, "FLOAT16" if dtype == "FLOAT16" else "FLOAT")
         given = {n: arrays(ts) for n, ts in zip(names, lists, strict=True)}
         got = f(**given, **{attr: scalar})
         assert len(got) == count
@@ -265,7 +303,9 @@ def test_vector_work_is_ops_nn(op: str, api: str, built_op: Callable[[str, str],
     elements), in every dtype, equal ops-nn's hand count (bench/ops_nn_counts.yaml, counted from its kernels):
     one instruction per element (FLOAT, FLOAT16), with the casts of each input list up and the result back
     for BF16; aclnnForeachAddListV2 ``Muls`` and ``Add`` (2) and on BF16 one ``Axpy`` into x1's fp32 copy
-    between the casts (4, where ``Muls`` and ``Add`` took 5)."""
+    between the casts (4, where ``Muls`` and ``Add`` took 5); an INT32 list (where the spec lists it) one
+    instruction per element in int32 (aclnnForeachAddListV2: ``Muls`` and ``Add``, 2, as ops-nn's
+    AddListNormalAdapter)."""
     import yaml
 
     from codegen.runner import ScalarArg
@@ -275,13 +315,13 @@ def test_vector_work_is_ops_nn(op: str, api: str, built_op: Callable[[str, str],
     spec = next(s for s in SPECS.values() if s.op == op)
     f = built_op(op, PRODUCT)
     shapes = [(40000,), (), (3, 7), (0,), (1000,)]
-    for dtype, store in (("FLOAT", np.float32), ("FLOAT16", np.float16), ("BF16", ml_dtypes.bfloat16)):
+    stores = (("FLOAT", np.float32), ("FLOAT16", np.float16), ("BF16", ml_dtypes.bfloat16), ("INT32", np.int32))
+    for dtype, store in stores:
+        if dtype not in [d.name for d in spec.inputs[0].dtypes]:
+            continue
         lists = {t.name: _list(shapes, store, seed=k) for k, t in enumerate(spec.inputs)}
-        scalars = {
-            a.name: ScalarArg(0.75, "FLOAT16" if dtype == "FLOAT16" else "FLOAT")
-            for a in spec.attrs
-            if a.type == "scalar"
-        }
+        kernel = {"FLOAT16": "FLOAT16", "INT32": "INT32"}.get(dtype, "FLOAT")
+        scalars = {a.name: ScalarArg(3 if dtype == "INT32" else 0.75, kernel) for a in spec.attrs if a.type == "scalar"}
         f(**lists, **scalars)
         elements = sum(int(c["vector_elements"]) for launch in f.last_stats["launches"] for c in launch["cores"])
         assert elements == want[dtype] * sum(a.size for a in lists[spec.inputs[0].name]), dtype

@@ -1,6 +1,6 @@
 """The scalar carrier of a device op (``device.inputs``: ``{name, from: <scalar attr>, like, dtype_map}``), on
 aclnnForeachMulScalarV2: the OpDef registers the one-element tensor in ops-nn's columns (ForeachMulScalar's
-``scalar``: FLOAT16 beside a FLOAT16 ``x``, FLOAT beside FLOAT and BF16; hicann/ops-nn
+``scalar``: FLOAT16 beside a FLOAT16 ``x``, FLOAT beside FLOAT and BF16, INT32 beside INT32; hicann/ops-nn
 foreach/foreach_mul_scalar/op_host/foreach_mul_scalar_def.cpp), and a wrong ``like`` or ``dtype_map`` is one
 error at its own line and field. Expected texts are written out here, never produced by the generator."""
 
@@ -26,9 +26,9 @@ def test_the_opdef_registers_ops_nn_scalar_columns() -> None:
     reg = opdef_view(spec, [CATALOGUE.get(p) for p in spec.products])
     x, scalar = reg.default.inputs
     assert (x.name, x.param_type) == ("x", "DYNAMIC")
-    assert x.dtypes == "ge::DT_FLOAT16, ge::DT_FLOAT, ge::DT_BF16"
+    assert x.dtypes == "ge::DT_FLOAT16, ge::DT_FLOAT, ge::DT_INT32, ge::DT_BF16"
     assert (scalar.name, scalar.param_type, scalar.auto_contiguous) == ("scalar", "REQUIRED", True)
-    assert scalar.dtypes == "ge::DT_FLOAT16, ge::DT_FLOAT, ge::DT_FLOAT"
+    assert scalar.dtypes == "ge::DT_FLOAT16, ge::DT_FLOAT, ge::DT_INT32, ge::DT_FLOAT"
     assert reg.default.outputs[0].param_type == "DYNAMIC"
 
 
@@ -59,9 +59,9 @@ def _line(tmp_path: Path, text: str, needle: str) -> str:
             "'like' must name an aclnn input; allowed: x",
         ),
         (
-            "{name: scalar, from: scalar, dtype_map: {INT32: FLOAT}, auto_contiguous: true}",
-            "device.inputs[1].dtype_map.INT32",
-            "dtype_map maps a dtype of 'x' to another; INT32 -> FLOAT does not",
+            "{name: scalar, from: scalar, dtype_map: {INT8: FLOAT}, auto_contiguous: true}",
+            "device.inputs[1].dtype_map.INT8",
+            "dtype_map maps a dtype of 'x' to another; INT8 -> FLOAT does not",
         ),
         (
             "{name: scalar, from: scalar, dtype: FLOAT, auto_contiguous: true}",
@@ -73,3 +73,27 @@ def _line(tmp_path: Path, text: str, needle: str) -> str:
 def test_a_wrong_scalar_carrier_is_one_error_at_its_field(tmp_path: Path, entry: str, field: str, message: str) -> None:
     text, errs = _errors(tmp_path, entry)
     assert errs == [f"{_line(tmp_path, text, entry)}: {field}: {message}"]
+
+
+@pytest.mark.parametrize(("op", "instruction", "formula"), [("foreach_pow_scalar_v2", "Power", "pow(x, scalar)")])
+def test_an_integer_list_of_a_floating_instruction_is_one_error_at_the_compute(
+    tmp_path: Path, op: str, instruction: str, formula: str
+) -> None:
+    """A foreach spec listing INT32 for a formula whose instruction takes floating tiles only (the emulated
+    Power takes half and float) is one error at its ``compute`` entry naming the list, the dtype and the
+    instruction, and nothing is written."""
+    text = (project_paths().specs / f"{op}.yaml").read_text()
+    floating = "    dtypes: [FLOAT, FLOAT16, BF16]\n"
+    assert text.count(floating) == 2  # the input list and the output list
+    text = text.replace(floating, "    dtypes: [FLOAT, FLOAT16, BF16, INT32]\n")
+    text = text.replace("  dtypes: [FLOAT16, FLOAT, BF16]\n", "  dtypes: [FLOAT16, FLOAT, INT32, BF16]\n")  # the OpDef
+    path = tmp_path / f"{op}.yaml"
+    path.write_text(text)
+    with pytest.raises(SpecErrors) as err:
+        load_op_spec(path, CATALOGUE)
+    assert list(tmp_path.iterdir()) == [path]
+    line = next(i + 1 for i, t in enumerate(text.splitlines()) if t.startswith("compute:"))
+    assert [str(e) for e in err.value.errors] == [
+        f"{path}:{line}: compute: 'x' lists INT32, but {instruction} (the lowering of '{formula}') takes floating "
+        "tiles only"
+    ]
