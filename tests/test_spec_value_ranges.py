@@ -98,7 +98,7 @@ def test_a_scalar_attr_default_the_example_takes_must_fit_its_float_host_value(t
     ]
 
 
-ALPHA = "    dtypes: [FLOAT, FLOAT16, DOUBLE]\n"
+ALPHA = "    dtypes: [FLOAT, FLOAT16, DOUBLE, INT32, INT64]\n"
 
 
 def test_a_scalar_attr_default_is_checked_against_the_dtype_a_call_passes_it_as(tmp_path: Path) -> None:

@@ -19,12 +19,14 @@ The rules:
 3. unless the first list is empty: its first tensor's dtype is one the product lists for it, and every tensor of
    every list has that dtype, and every aclScalar has a dtype ops-nn's foreach V2 APIs take for that list dtype
    (``aclnn_foreach_mul_scalar_v2.cpp``'s CheckDtype: FLOAT or DOUBLE for a FLOAT or BF16 list; FLOAT16 or
-   DOUBLE for a FLOAT16 list, FLOAT too on a regbase NpuArch, 3510): else 161002;
+   DOUBLE for a FLOAT16 list, FLOAT too on a regbase NpuArch, 3510; INT32 or INT64 for an INT32 list): else
+   161002;
 4. no tensor of any list has a private storage format (FRACTAL_NZ, NC1HWC0, ...): else 161002;
 5. otherwise success: an empty first list launches nothing; every other output tensor holds the reference's
    value of its tensors (float64, rounded to the list's dtype; BF16 computed in FLOAT and rounded once, within
    the same bound), each aclScalar's value first converted to the dtype of the tensor the kernel reads it from
-   (the list's dtype; FLOAT for a BF16 list: ``ConvertToTensor`` in the same source).
+   (the list's dtype; FLOAT for a BF16 list: ``ConvertToTensor`` in the same source; an INT32 list's the
+   integer itself).
 
 Steps 2 to 4 all return 161002, so their order decides only the message; 1 comes first.
 """
@@ -57,6 +59,7 @@ SCALAR_DTYPES = {
     DType.FLOAT: {DType.FLOAT, DType.DOUBLE},
     DType.BF16: {DType.FLOAT, DType.DOUBLE},
     DType.FLOAT16: {DType.FLOAT16, DType.DOUBLE},
+    DType.INT32: {DType.INT32, DType.INT64},
 }
 REGBASE_NPU_ARCH = 3510
 
@@ -119,11 +122,12 @@ def expected_outputs(
     spec: OpSpec, arrays: dict[str, list[np.ndarray]], scalars: dict[str, float], dtype: DType
 ) -> list[np.ndarray]:
     """The reference's float64 value of each output tensor for the input lists ``arrays`` of ``dtype`` and the
-    scalars' values, each rounded to the dtype the kernel reads it in (the list's; FLOAT for BF16)."""
+    scalars' values, each rounded to the dtype the kernel reads it in (the list's; FLOAT for BF16; an INT32
+    list's scalar an integer)."""
     ref = _reference_module(spec)
     inputs, _ = list_roles(spec)
     kernel = np.float16 if dtype is DType.FLOAT16 else np.float32
-    rounded = {n: float(kernel(v)) for n, v in scalars.items()}
+    rounded = {n: int(v) if dtype.is_integer else float(kernel(v)) for n, v in scalars.items()}
     got = ref.reference(**{n: arrays[n] for n in inputs}, **rounded)
     return [np.asarray(v, dtype=np.float64) for v in got]
 
