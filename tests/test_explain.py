@@ -418,7 +418,8 @@ def test_explain_lists_an_aclscalar_attrs_dtypes_and_the_value_its_call_passes()
     product = CATALOGUE.get("Ascend910B")
     add = SPECS["foreach_add_list_v2"]
     lines = explain(add, product, None, None).splitlines()
-    want = "  attr   alpha: scalar (FLOAT, FLOAT16, DOUBLE, INT32, INT64; the --shape call passes 0.5 as a DOUBLE aclScalar)"
+    want = "  attr   alpha: scalar (FLOAT, FLOAT16, DOUBLE, INT32, INT64; the --shape call passes 0.5 as a DOUBLE "
+    want += "aclScalar)"
     assert want in lines
     assert call_attrs(add, call_params(add, product, (4,), None))["alpha"] == ScalarArg(0.5, "DOUBLE")
     elu = SPECS["elu_backward"]
