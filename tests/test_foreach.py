@@ -150,11 +150,19 @@ def test_quick_check_matrix_passes(built_op: Callable[[str, str], OpCallable]) -
     assert not failed, failed[:5]
 
 
-#: The two-list ops against PyTorch by dtype: every floating dtype, and INT32 where the spec lists it.
+#: The torch dtype of each list dtype the family takes.
+TORCH_DTYPES = {
+    "FLOAT": torch.float32,
+    "FLOAT16": torch.float16,
+    "BF16": torch.bfloat16,
+    "INT32": torch.int32,
+    "INT16": torch.int16,
+}
+#: The two-list ops against PyTorch by dtype: every floating dtype, and INT32 and INT16 where the spec lists them.
 BINARY_CASES = [
     (op, oracle, dtype)
     for op, oracle in (("foreach_mul_list", "_foreach_mul"), ("foreach_div_list", "_foreach_div"))
-    for dtype in ("FLOAT", "FLOAT16", "BF16", "INT32")
+    for dtype in ("FLOAT", "FLOAT16", "BF16", "INT32", "INT16")
     if dtype in [d.name for d in SPECS[op].inputs[0].dtypes]
 ]
 
@@ -165,19 +173,19 @@ def test_binary_lists_against_torch(
 ) -> None:
     """What a second input list adds: ``torch._foreach_mul`` / ``torch._foreach_div`` of two lists (a 0-d, an
     empty, a multi-core tensor; zeros and infinities in the divisor) give the kernel's output bit for bit (one
-    IEEE operation rounded once; BF16 computed in FLOAT and rounded once by both). INT32 lists of the whole
-    int32 range (the extremes among them) give torch's wrap-around products."""
+    IEEE operation rounded once; BF16 computed in FLOAT and rounded once by both). INT32 and INT16 lists of the
+    dtype's whole range (the extremes among them) give torch's wrap-around products."""
     f = built_op(op, PRODUCT)
-    torch_dtype = {"FLOAT": torch.float32, "FLOAT16": torch.float16, "BF16": torch.bfloat16, "INT32": torch.int32}[
-        dtype
-    ]
+    torch_dtype = TORCH_DTYPES[dtype]
     gen = torch.Generator().manual_seed(3)
     shapes = [(3, 5), (), (0, 2), (40000,)]
-    if dtype == "INT32":
-        x1 = [torch.randint(-(2**31), 2**31 - 1, s, generator=gen, dtype=torch.int32) for s in shapes]
-        x2 = [torch.randint(-(2**31), 2**31 - 1, s, generator=gen, dtype=torch.int32) for s in shapes]
-        x1[0][0, :4] = torch.tensor([2**31 - 1, -(2**31), 65536, -1], dtype=torch.int32)
-        x2[0][0, :4] = torch.tensor([2, -1, 65536, -(2**31)], dtype=torch.int32)
+    if dtype in ("INT32", "INT16"):
+        info = torch.iinfo(torch_dtype)
+        x1 = [torch.randint(info.min, info.max, s, generator=gen, dtype=torch_dtype) for s in shapes]
+        x2 = [torch.randint(info.min, info.max, s, generator=gen, dtype=torch_dtype) for s in shapes]
+        root = 2 ** (info.bits // 2)  # root * root wraps to 0
+        x1[0][0, :4] = torch.tensor([info.max, info.min, root, -1], dtype=torch_dtype)
+        x2[0][0, :4] = torch.tensor([2, -1, root, info.min], dtype=torch_dtype)
     else:
         x1 = [(torch.rand(s, generator=gen) * 20 - 10).to(torch_dtype) for s in shapes]
         x2 = [(torch.rand(s, generator=gen) * 4 - 2).to(torch_dtype) for s in shapes]
@@ -238,8 +246,6 @@ SCALAR_APIS = {
     "foreach_maximum_scalar_v2": (("x",), "scalar", -1.75, -5, lambda ls, v: torch._foreach_maximum(ls[0], v)),
     "foreach_pow_scalar_v2": (("x",), "scalar", 2.0, 2, lambda ls, v: torch._foreach_pow(ls[0], v)),
 }
-#: The torch dtype of each list dtype the family takes.
-TORCH_DTYPES = {"FLOAT": torch.float32, "FLOAT16": torch.float16, "BF16": torch.bfloat16, "INT32": torch.int32}
 
 
 @pytest.mark.parametrize("op", list(SCALAR_APIS))
@@ -315,7 +321,13 @@ def test_vector_work_is_ops_nn(op: str, api: str, built_op: Callable[[str, str],
     spec = next(s for s in SPECS.values() if s.op == op)
     f = built_op(op, PRODUCT)
     shapes = [(40000,), (), (3, 7), (0,), (1000,)]
-    stores = (("FLOAT", np.float32), ("FLOAT16", np.float16), ("BF16", ml_dtypes.bfloat16), ("INT32", np.int32))
+    stores = (
+        ("FLOAT", np.float32),
+        ("FLOAT16", np.float16),
+        ("BF16", ml_dtypes.bfloat16),
+        ("INT32", np.int32),
+        ("INT16", np.int16),
+    )
     for dtype, store in stores:
         if dtype not in [d.name for d in spec.inputs[0].dtypes]:
             continue

@@ -75,25 +75,40 @@ def test_a_wrong_scalar_carrier_is_one_error_at_its_field(tmp_path: Path, entry:
     assert errs == [f"{_line(tmp_path, text, entry)}: {field}: {message}"]
 
 
-@pytest.mark.parametrize(("op", "instruction", "formula"), [("foreach_pow_scalar_v2", "Power", "pow(x, scalar)")])
-def test_an_integer_list_of_a_floating_instruction_is_one_error_at_the_compute(
-    tmp_path: Path, op: str, instruction: str, formula: str
+@pytest.mark.parametrize(
+    ("op", "device", "added", "message"),
+    [
+        (
+            "foreach_pow_scalar_v2",
+            "[FLOAT16, FLOAT, BF16]",
+            "INT32",
+            "'x' lists INT32, but Power (the lowering of 'pow(x, scalar)') takes floating tiles only",
+        ),
+        (
+            "foreach_mul_scalar_v2",
+            "[FLOAT16, FLOAT, INT32, BF16]",
+            "INT16",
+            "'x' lists INT16, but a scalar form's integer lists are INT32 (the scalar is a tensor of the list's dtype)",
+        ),
+    ],
+)
+def test_an_integer_list_the_kernels_do_not_compute_is_one_error_at_the_compute(
+    tmp_path: Path, op: str, device: str, added: str, message: str
 ) -> None:
-    """A foreach spec listing INT32 for a formula whose instruction takes floating tiles only (the emulated
-    Power takes half and float) is one error at its ``compute`` entry naming the list, the dtype and the
-    instruction, and nothing is written."""
+    """A foreach spec listing an integer dtype for a formula whose instruction takes floating tiles only (the
+    emulated Power takes half and float), or INT16 for a scalar form (ops-nn's APIs pass an INT16 list's scalar
+    as INT32, a column the family has no kernel for), is one error at its ``compute`` entry naming the list, the
+    dtype and the reason, and nothing is written."""
     text = (project_paths().specs / f"{op}.yaml").read_text()
-    floating = "    dtypes: [FLOAT, FLOAT16, BF16]\n"
+    listed = device.removeprefix("[").removesuffix("]").split(", ")
+    floating = f"    dtypes: [{', '.join(sorted(listed, key=['FLOAT', 'FLOAT16', 'BF16', 'INT32'].index))}]\n"
     assert text.count(floating) == 2  # the input list and the output list
-    text = text.replace(floating, "    dtypes: [FLOAT, FLOAT16, BF16, INT32]\n")
-    text = text.replace("  dtypes: [FLOAT16, FLOAT, BF16]\n", "  dtypes: [FLOAT16, FLOAT, INT32, BF16]\n")  # the OpDef
+    text = text.replace(floating, floating.replace("]", f", {added}]"))
+    text = text.replace(f"  dtypes: {device}\n", f"  dtypes: {device[:-1]}, {added}]\n")  # the OpDef's order
     path = tmp_path / f"{op}.yaml"
     path.write_text(text)
     with pytest.raises(SpecErrors) as err:
         load_op_spec(path, CATALOGUE)
     assert list(tmp_path.iterdir()) == [path]
     line = next(i + 1 for i, t in enumerate(text.splitlines()) if t.startswith("compute:"))
-    assert [str(e) for e in err.value.errors] == [
-        f"{path}:{line}: compute: 'x' lists INT32, but {instruction} (the lowering of '{formula}') takes floating "
-        "tiles only"
-    ]
+    assert [str(e) for e in err.value.errors] == [f"{path}:{line}: compute: {message}"]

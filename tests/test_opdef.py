@@ -139,13 +139,13 @@ def test_every_recorded_entry_names_its_opdef_file_and_covers_the_specs() -> Non
     updates its input in place with attrs reduction and include_self, where ScatterAddAlongDim writes out; its
     InplaceIndexAdd updates var in place, where IndexAddAlongDim writes out), and the foreach
     OpTypes whose ops-nn OpDef has columns the family's kernels do not compute (their specs' notes say so):
-    INT16, INT8 and UINT8 lists (ForeachMulList; ForeachAddList and ForeachAddScalar on Ascend910B and
-    Ascend910_93), on Ascend950 a FLOAT scalar beside a FLOAT16 list (ForeachMulScalar, ForeachAddScalar), and
+    INT8 and UINT8 lists (ForeachMulList; ForeachAddList and ForeachAddScalar on Ascend910B and Ascend910_93,
+    INT16 ones too), on Ascend950 a FLOAT scalar beside a FLOAT16 list (ForeachMulScalar, ForeachAddScalar), and
     INT32 powers (ForeachPowScalar: ops-nn computes them by AscendC Power's int32_t form on Ascend910B-class
     products and by a SIMT loop of other negative-exponent results on Ascend950, where AscendC documents Power
     for half and float only; the family has one lowering on every product, so the spec lists floating lists
-    only). The family computes INT32 lists where its instruction takes int32_t (ForeachMaximumScalar's
-    OpDef is then ops-nn's)."""
+    only). The family computes INT32 and INT16 lists where its instruction takes int32_t and int16_t
+    (ForeachMaximumScalar's OpDef is then ops-nn's)."""
     for name, entry in RECORDED.items():
         assert entry["source"].startswith("hicann/ops-nn ") and entry["source"].endswith("_def.cpp"), name
         assert sorted(s for group in entry["dtypes"] for s in group.split(",")) == sorted(entry["socs"]), name

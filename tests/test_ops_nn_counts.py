@@ -1,8 +1,8 @@
 """bench/ops_nn_counts.yaml, the hand counts of ops-nn's kernels the benchmark table compares with: it parses,
 covers every aclnn API of the project, and every entry is complete (a source path or a formula minimum, a
 catalogue product, a positive count for each of FLOAT, FLOAT16 and BF16, or 0 for a kernel that moves data
-only, and possibly INT32 where the op's first input lists it: the foreach family's counts of its INT32
-kernels, which ``tests/test_foreach.py`` compares with); and every elementwise op's generated
+only, and possibly INT32 and INT16 where the op's first input lists them: the foreach family's counts of its
+integer kernels, which ``tests/test_foreach.py`` compares with); and every elementwise op's generated
 program does no more element-ops per element than that count, or exactly the ``generated_above`` figure its
 entry states (and explains in its note)."""
 
@@ -49,7 +49,7 @@ def test_entry_names_a_source_or_a_formula_minimum_and_positive_counts(api: str)
         counts = entry["element_ops_per_element"]
     assert entry["product"] in {p.name for p in CATALOGUE.products}
     spec = next(s for s in SPECS.values() if s.aclnn_name == api)
-    integer = {d.name for d in spec.inputs[0].dtypes} & {"INT32"} if source is not None else set()
+    integer = {d.name for d in spec.inputs[0].dtypes} & {"INT32", "INT16"} if source is not None else set()
     assert DTYPES <= set(counts) <= DTYPES | integer, counts
     for dtype, value in counts.items():
         assert isinstance(value, (int, float)) and not isinstance(value, bool), (dtype, value)

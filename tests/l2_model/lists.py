@@ -105,7 +105,7 @@ def predict(spec: OpSpec, product: Product, call: ListCall) -> Prediction:
         for name in names:
             if any(t.dtype != dtype for t in call.lists[name] or []):
                 return Prediction(INVALID, f"a tensor of {name} is not {dtype.name}")
-        allowed = set(SCALAR_DTYPES[dtype])
+        allowed = set(SCALAR_DTYPES.get(dtype, ()))
         if dtype is DType.FLOAT16 and product.npu_arch == REGBASE_NPU_ARCH:
             allowed.add(DType.FLOAT)
         for name, scalar in call.scalars.items():

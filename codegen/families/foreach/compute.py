@@ -53,8 +53,9 @@ class UnaryFunction:
             kernel_operator_vec_ternary_scalar_intf.h), which the kernel runs where ``a`` is a scratch tile whose
             value is dead afterwards (BF16's fp32 copy of the tile: one instruction fewer than ``Muls`` then the
             operator); None where the operator has none.
-        integer: whether the instruction (and ``Muls`` before it in a scaled form) takes int32_t tiles, so an
-            INT32 list is computed in int32 (asc-devkit: ``Add``, ``Sub``, ``Mul``, ``Adds``, ``Muls`` and ``Maxs``
+        integer: whether the instruction (and ``Muls`` before it in a scaled form) takes int16_t and int32_t
+            tiles, so an INT32 or INT16 list is computed in its own dtype (asc-devkit: ``Add``, ``Sub``, ``Mul``,
+            ``Adds``, ``Muls`` and ``Maxs``
             take half, float, int16_t and int32_t on NpuArch 2201 and 3510; ``Sqrt``, ``Div`` take half and float;
             ``Power``'s integer form is left out, see :data:`SCALAR_FUNCTIONS`). An integer add or product wraps
             around (two's complement), as the vector unit's.
@@ -114,10 +115,13 @@ SCALED_OPERATORS: dict[str, UnaryFunction] = {
 }
 
 #: The dtypes the family's kernels take (FLOAT16 and BF16 tiles are computed in fp32 where the op says so; INT32
-#: in int32, by an instruction whose ``integer`` is set).
-FOREACH_DTYPES: tuple[DType, ...] = (DType.FLOAT, DType.FLOAT16, DType.BF16, DType.INT32)
+#: and INT16 in their own dtype, by an instruction whose ``integer`` is set).
+FOREACH_DTYPES: tuple[DType, ...] = (DType.FLOAT, DType.FLOAT16, DType.BF16, DType.INT32, DType.INT16)
 #: The integer dtypes of :data:`FOREACH_DTYPES` (a formula whose instruction takes no integers lists none).
-FOREACH_INTEGER_DTYPES: tuple[DType, ...] = (DType.INT32,)
+FOREACH_INTEGER_DTYPES: tuple[DType, ...] = (DType.INT32, DType.INT16)
+#: The integer dtypes a scalar form's list may have: its aclScalar reaches the kernel as a tensor of the list's
+#: dtype (ops-nn's V2 APIs convert the scalar of an INT16 list to INT32, a column the family has no kernel for).
+FOREACH_SCALAR_INTEGER_DTYPES: tuple[DType, ...] = (DType.INT32,)
 
 
 @dataclass(frozen=True)
@@ -223,6 +227,14 @@ def parse_compute(node: YNode, ctx: ComputeContext) -> ForeachCompute | None:
             node,
             f"'{src.name}' lists {', '.join(d.name for d in integers)}, but {function.instruction} (the lowering of "
             f"'{text}') takes floating tiles only",
+        )
+        ok = False
+    narrow = [d for d in integers if d not in FOREACH_SCALAR_INTEGER_DTYPES]
+    if function.integer and function.scalar and narrow:
+        r.error(
+            node,
+            f"'{src.name}' lists {', '.join(d.name for d in narrow)}, but a scalar form's integer lists are "
+            f"{', '.join(d.name for d in FOREACH_SCALAR_INTEGER_DTYPES)} (the scalar is a tensor of the list's dtype)",
         )
         ok = False
     if not ok:

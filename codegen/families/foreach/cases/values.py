@@ -19,6 +19,7 @@ non-contiguous tensors."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator
 from typing import Any
 
@@ -86,24 +87,16 @@ INT32_MIN, INT32_MAX = -(2**31), 2**31 - 1
 INT_CASE_SCALAR = -3
 INT64_SCALAR = 123_456_789
 INT_SIGNED_SCALARS = (0, 2, -1, 3, INT32_MAX, INT32_MIN)
-#: The special values of an integer list: zero, ones, the extremes and their neighbours, and factors whose
-#: products pass the range (46341 squared, 65536 squared: 2**32, wrapping to 0).
-INT_SPECIAL = (
-    0,
-    1,
-    -1,
-    2,
-    -2,
-    INT32_MAX,
-    INT32_MIN,
-    INT32_MAX - 1,
-    INT32_MIN + 1,
-    46341,
-    -46341,
-    65536,
-    2**30,
-    -(2**30),
-)
+
+
+def int_special(dtype: DType) -> tuple[int, ...]:
+    """The special values of an integer list of ``dtype``: zero, ones, the extremes and their neighbours, and
+    factors whose products pass the range (INT32: 46341 squared, 65536 squared = 2**32, wrapping to 0; INT16: 182
+    squared, 256 squared)."""
+    info = np.iinfo(numpy_dtype(dtype))
+    lo, hi, half = int(info.min), int(info.max), 2 ** (info.bits // 2)
+    root = math.isqrt(hi) + 1
+    return (0, 1, -1, 2, -2, hi, lo, hi - 1, lo + 1, root, -root, half, 2 ** (info.bits - 2), -(2 ** (info.bits - 2)))
 
 
 def value_cases(spec: OpSpec, product: Product, dtypes: list[DType], quick: bool) -> Iterator[Case]:
@@ -143,7 +136,7 @@ def value_cases(spec: OpSpec, product: Product, dtypes: list[DType], quick: bool
             spec, product, dtype, "tensors of one and a half cores' shares", lists(crossing), tags=("multicore",)
         )
         if dtype.is_integer:
-            values = np.array(INT_SPECIAL, dtype=np.int64).astype(numpy_dtype(dtype))
+            values = np.array(int_special(dtype), dtype=np.int64).astype(numpy_dtype(dtype))
             special_name = "zeros, extremes and products past the range (wrapping around)"
         else:
             special = np.array(

@@ -13,8 +13,8 @@ from codegen.spec.catalogue import UB_BLOCK_BYTES
 from codegen.spec.model import Catalogue, DType, OpSpec, Product
 
 #: The tiling key of each dtype (ops-nn's foreach kernels: ``TILING_KEY_IS(1)`` half, ``2`` float, ``3`` int,
-#: ``4`` bf16; hicann/ops-nn foreach/foreach_sqrt/op_kernel/foreach_sqrt.cpp, foreach_mul_list.cpp).
-DTYPE_KEYS: dict[DType, int] = {DType.FLOAT16: 1, DType.FLOAT: 2, DType.INT32: 3, DType.BF16: 4}
+#: ``4`` bf16, ``5`` int16_t; hicann/ops-nn foreach/foreach_sqrt/op_kernel/foreach_sqrt.cpp, foreach_mul_list.cpp).
+DTYPE_KEYS: dict[DType, int] = {DType.FLOAT16: 1, DType.FLOAT: 2, DType.INT32: 3, DType.BF16: 4, DType.INT16: 5}
 #: Tiles in flight per queue (the kernel's in and out queues hold two tiles each: copy-in, compute and
 #: copy-out of consecutive tiles overlap).
 TILE_BUFFERS = 2

@@ -33,7 +33,8 @@ namespace {
 // Dtypes of `x1` on the current product, by its NpuArch.
 const std::initializer_list<op::DataType> &X1DtypeSupportList() {
   static const std::initializer_list<op::DataType> LIST_0 = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16,
-                                                             op::DataType::DT_BF16, op::DataType::DT_INT32};
+                                                             op::DataType::DT_BF16, op::DataType::DT_INT32,
+                                                             op::DataType::DT_INT16};
   static const std::initializer_list<op::DataType> EMPTY_LIST = {};
   switch (static_cast<uint32_t>(GetCurrentPlatformInfo().GetCurNpuArch())) {
     case 2201:  // Ascend910B, Ascend910_93

@@ -13,9 +13,9 @@ extern "C" {
 /**
  * aclnnForeachMulList, phase 1: checks the parameters, plans the computation and returns the workspace
  * size and the executor.
- * x1: FLOAT, FLOAT16, BF16, INT32; rank 0-8.
- * x2: FLOAT, FLOAT16, BF16, INT32; rank 0-8.
- * out: FLOAT, FLOAT16, BF16, INT32; rank 0-8.
+ * x1: FLOAT, FLOAT16, BF16, INT32, INT16; rank 0-8.
+ * x2: FLOAT, FLOAT16, BF16, INT32, INT16; rank 0-8.
+ * out: FLOAT, FLOAT16, BF16, INT32, INT16; rank 0-8.
  */
 ACLNN_API aclnnStatus aclnnForeachMulListGetWorkspaceSize(const aclTensorList *x1, const aclTensorList *x2,
                                                           aclTensorList *out, uint64_t *workspaceSize,

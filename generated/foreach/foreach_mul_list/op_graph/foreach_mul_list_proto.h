@@ -12,15 +12,15 @@ namespace ge {
  * @brief The ForeachMulList device op of aclnnForeachMulList. The element-wise product of two tensor lists: out[i] =
  * x1[i] * x2[i] for every tensor i of x1.
  * @par Inputs:
- * @li x1: A list of tensors of DT_FLOAT16, DT_FLOAT, DT_INT32, DT_BF16.
- * @li x2: A list of tensors of DT_FLOAT16, DT_FLOAT, DT_INT32, DT_BF16.
+ * @li x1: A list of tensors of DT_FLOAT16, DT_FLOAT, DT_INT32, DT_BF16, DT_INT16.
+ * @li x2: A list of tensors of DT_FLOAT16, DT_FLOAT, DT_INT32, DT_BF16, DT_INT16.
  * @par Outputs:
- * @li y: A list of tensors of DT_FLOAT16, DT_FLOAT, DT_INT32, DT_BF16.
+ * @li y: A list of tensors of DT_FLOAT16, DT_FLOAT, DT_INT32, DT_BF16, DT_INT16.
  */
 REG_OP(ForeachMulList)
-    .DYNAMIC_INPUT(x1, TensorType({DT_FLOAT16, DT_FLOAT, DT_INT32, DT_BF16}))
-    .DYNAMIC_INPUT(x2, TensorType({DT_FLOAT16, DT_FLOAT, DT_INT32, DT_BF16}))
-    .DYNAMIC_OUTPUT(y, TensorType({DT_FLOAT16, DT_FLOAT, DT_INT32, DT_BF16}))
+    .DYNAMIC_INPUT(x1, TensorType({DT_FLOAT16, DT_FLOAT, DT_INT32, DT_BF16, DT_INT16}))
+    .DYNAMIC_INPUT(x2, TensorType({DT_FLOAT16, DT_FLOAT, DT_INT32, DT_BF16, DT_INT16}))
+    .DYNAMIC_OUTPUT(y, TensorType({DT_FLOAT16, DT_FLOAT, DT_INT32, DT_BF16, DT_INT16}))
     .OP_END_FACTORY_REG(ForeachMulList)
 
 }  // namespace ge

@@ -43,6 +43,10 @@ int64_t DtypeKey(ge::DataType dtype, int64_t &bytes, int64_t &computeBytes) {
       bytes = 4;
       computeBytes = 4;
       return 3;
+    case ge::DT_INT16:  // INT16
+      bytes = 2;
+      computeBytes = 2;
+      return 5;
     default:
       return -1;
   }

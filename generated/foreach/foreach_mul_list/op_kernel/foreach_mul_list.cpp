@@ -188,4 +188,8 @@ extern "C" __global__ __aicore__ void foreach_mul_list(GM_ADDR x1, GM_ADDR x2, G
     RunForeachMulList<int32_t, int32_t>(x1, x2, y, tilingData);
     return;
   }
+  if (TILING_KEY_IS(5)) {  // INT16
+    RunForeachMulList<int16_t, int16_t>(x1, x2, y, tilingData);
+    return;
+  }
 }

@@ -178,3 +178,19 @@ TEST_F(ForeachMulListInferShape, InferDataTypeColumn3) {
   ASSERT_EQ(RunInferDataType(context), ge::GRAPH_SUCCESS);
   EXPECT_EQ(context->GetOutputDataType(0), ge::DT_BF16);
 }
+
+// OpDef dtype column: inputs INT16, INT16; outputs INT16
+TEST_F(ForeachMulListInferShape, InferDataTypeColumn4) {
+  auto holder = gert::InferDataTypeContextFaker()
+                    .SetOpType("ForeachMulList")
+                    .NodeIoNum(2, 1)
+                    .IrInstanceNum({1, 1}, {1})
+                    .NodeInputTd(0, ge::DT_INT16, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeInputTd(1, ge::DT_INT16, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeOutputTd(0, ge::DT_INT16, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .Build();
+  gert::InferDataTypeContext *context = holder.GetContext<gert::InferDataTypeContext>();
+  ASSERT_NE(context, nullptr);
+  ASSERT_EQ(RunInferDataType(context), ge::GRAPH_SUCCESS);
+  EXPECT_EQ(context->GetOutputDataType(0), ge::DT_INT16);
+}

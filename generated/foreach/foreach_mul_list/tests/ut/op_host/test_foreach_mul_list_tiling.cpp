@@ -735,6 +735,174 @@ TEST_F(ForeachMulListTiling, Ascend910B_INT32_scalar) {
   EXPECT_TRUE(found) << "tiling field totalTensorCount";
 }
 
+// Ascend910B: x1: one INT16 tensor [4, 10, 7]
+TEST_F(ForeachMulListTiling, Ascend910B_INT16_4x10x7) {
+  fe::PlatFormInfos platformInfo;
+  ASSERT_TRUE(platformInfo.Init());
+  if (!IsProduct(platformInfo, "Ascend910B")) {
+    GTEST_SKIP() << "case computed for Ascend910B";
+  }
+  gert::StorageShape input0 = {{4, 10, 7}, {4, 10, 7}};
+  gert::StorageShape input1 = {{4, 10, 7}, {4, 10, 7}};
+  gert::StorageShape output0 = {{4, 10, 7}, {4, 10, 7}};
+  auto tilingData = gert::TilingData::CreateCap(4096);
+  auto workspaceHolder = gert::ContinuousVector::Create<size_t>(16);
+  auto *workspace = reinterpret_cast<gert::ContinuousVector *>(workspaceHolder.get());
+  uint8_t compileInfo = 0;
+  auto holder = gert::TilingContextFaker()
+                    .SetOpType("ForeachMulList")
+                    .NodeIoNum(2, 1)
+                    .IrInstanceNum({1, 1}, {1})
+                    .InputShapes({&input0, &input1})
+                    .OutputShapes({&output0})
+                    .NodeInputTd(0, ge::DT_INT16, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeInputTd(1, ge::DT_INT16, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeOutputTd(0, ge::DT_INT16, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .CompileInfo(&compileInfo)
+                    .PlatformInfo(&platformInfo)
+                    .DeterministicInfo(0)
+                    .TilingData(tilingData.get())
+                    .Workspace(workspace)
+                    .Build();
+  gert::TilingContext *context = holder.GetContext<gert::TilingContext>();
+  ASSERT_NE(context, nullptr);
+  ExpectLaunch(context, *workspace, 5ULL, 1U, 16777216ULL);
+  const gert::TilingData &data = *context->GetRawTilingData();
+  bool found = false;
+  EXPECT_EQ(FieldAt<int64_t>(data, 0, found), 16384LL) << "tiling field inputsTensorUbSize";
+  EXPECT_TRUE(found) << "tiling field inputsTensorUbSize";
+  EXPECT_EQ(FieldAt<int64_t>(data, 8, found), 1LL) << "tiling field needCoreNum";
+  EXPECT_TRUE(found) << "tiling field needCoreNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 1LL) << "tiling field totalTensorCount";
+  EXPECT_TRUE(found) << "tiling field totalTensorCount";
+}
+
+// Ascend910B: x1: one INT16 tensor [3000, 1001]
+TEST_F(ForeachMulListTiling, Ascend910B_INT16_3000x1001) {
+  fe::PlatFormInfos platformInfo;
+  ASSERT_TRUE(platformInfo.Init());
+  if (!IsProduct(platformInfo, "Ascend910B")) {
+    GTEST_SKIP() << "case computed for Ascend910B";
+  }
+  gert::StorageShape input0 = {{3000, 1001}, {3000, 1001}};
+  gert::StorageShape input1 = {{3000, 1001}, {3000, 1001}};
+  gert::StorageShape output0 = {{3000, 1001}, {3000, 1001}};
+  auto tilingData = gert::TilingData::CreateCap(4096);
+  auto workspaceHolder = gert::ContinuousVector::Create<size_t>(16);
+  auto *workspace = reinterpret_cast<gert::ContinuousVector *>(workspaceHolder.get());
+  uint8_t compileInfo = 0;
+  auto holder = gert::TilingContextFaker()
+                    .SetOpType("ForeachMulList")
+                    .NodeIoNum(2, 1)
+                    .IrInstanceNum({1, 1}, {1})
+                    .InputShapes({&input0, &input1})
+                    .OutputShapes({&output0})
+                    .NodeInputTd(0, ge::DT_INT16, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeInputTd(1, ge::DT_INT16, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeOutputTd(0, ge::DT_INT16, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .CompileInfo(&compileInfo)
+                    .PlatformInfo(&platformInfo)
+                    .DeterministicInfo(0)
+                    .TilingData(tilingData.get())
+                    .Workspace(workspace)
+                    .Build();
+  gert::TilingContext *context = holder.GetContext<gert::TilingContext>();
+  ASSERT_NE(context, nullptr);
+  ExpectLaunch(context, *workspace, 5ULL, 48U, 16777216ULL);
+  const gert::TilingData &data = *context->GetRawTilingData();
+  bool found = false;
+  EXPECT_EQ(FieldAt<int64_t>(data, 0, found), 16384LL) << "tiling field inputsTensorUbSize";
+  EXPECT_TRUE(found) << "tiling field inputsTensorUbSize";
+  EXPECT_EQ(FieldAt<int64_t>(data, 8, found), 48LL) << "tiling field needCoreNum";
+  EXPECT_TRUE(found) << "tiling field needCoreNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 1LL) << "tiling field totalTensorCount";
+  EXPECT_TRUE(found) << "tiling field totalTensorCount";
+}
+
+// Ascend910B: x1: one INT16 tensor [0, 5]
+TEST_F(ForeachMulListTiling, Ascend910B_INT16_0x5) {
+  fe::PlatFormInfos platformInfo;
+  ASSERT_TRUE(platformInfo.Init());
+  if (!IsProduct(platformInfo, "Ascend910B")) {
+    GTEST_SKIP() << "case computed for Ascend910B";
+  }
+  gert::StorageShape input0 = {{0, 5}, {0, 5}};
+  gert::StorageShape input1 = {{0, 5}, {0, 5}};
+  gert::StorageShape output0 = {{0, 5}, {0, 5}};
+  auto tilingData = gert::TilingData::CreateCap(4096);
+  auto workspaceHolder = gert::ContinuousVector::Create<size_t>(16);
+  auto *workspace = reinterpret_cast<gert::ContinuousVector *>(workspaceHolder.get());
+  uint8_t compileInfo = 0;
+  auto holder = gert::TilingContextFaker()
+                    .SetOpType("ForeachMulList")
+                    .NodeIoNum(2, 1)
+                    .IrInstanceNum({1, 1}, {1})
+                    .InputShapes({&input0, &input1})
+                    .OutputShapes({&output0})
+                    .NodeInputTd(0, ge::DT_INT16, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeInputTd(1, ge::DT_INT16, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeOutputTd(0, ge::DT_INT16, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .CompileInfo(&compileInfo)
+                    .PlatformInfo(&platformInfo)
+                    .DeterministicInfo(0)
+                    .TilingData(tilingData.get())
+                    .Workspace(workspace)
+                    .Build();
+  gert::TilingContext *context = holder.GetContext<gert::TilingContext>();
+  ASSERT_NE(context, nullptr);
+  ExpectLaunch(context, *workspace, 5ULL, 0U, 16777216ULL);
+  const gert::TilingData &data = *context->GetRawTilingData();
+  bool found = false;
+  EXPECT_EQ(FieldAt<int64_t>(data, 0, found), 16384LL) << "tiling field inputsTensorUbSize";
+  EXPECT_TRUE(found) << "tiling field inputsTensorUbSize";
+  EXPECT_EQ(FieldAt<int64_t>(data, 8, found), 0LL) << "tiling field needCoreNum";
+  EXPECT_TRUE(found) << "tiling field needCoreNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 1LL) << "tiling field totalTensorCount";
+  EXPECT_TRUE(found) << "tiling field totalTensorCount";
+}
+
+// Ascend910B: x1: one INT16 tensor []
+TEST_F(ForeachMulListTiling, Ascend910B_INT16_scalar) {
+  fe::PlatFormInfos platformInfo;
+  ASSERT_TRUE(platformInfo.Init());
+  if (!IsProduct(platformInfo, "Ascend910B")) {
+    GTEST_SKIP() << "case computed for Ascend910B";
+  }
+  gert::StorageShape input0 = {{}, {}};
+  gert::StorageShape input1 = {{}, {}};
+  gert::StorageShape output0 = {{}, {}};
+  auto tilingData = gert::TilingData::CreateCap(4096);
+  auto workspaceHolder = gert::ContinuousVector::Create<size_t>(16);
+  auto *workspace = reinterpret_cast<gert::ContinuousVector *>(workspaceHolder.get());
+  uint8_t compileInfo = 0;
+  auto holder = gert::TilingContextFaker()
+                    .SetOpType("ForeachMulList")
+                    .NodeIoNum(2, 1)
+                    .IrInstanceNum({1, 1}, {1})
+                    .InputShapes({&input0, &input1})
+                    .OutputShapes({&output0})
+                    .NodeInputTd(0, ge::DT_INT16, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeInputTd(1, ge::DT_INT16, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeOutputTd(0, ge::DT_INT16, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .CompileInfo(&compileInfo)
+                    .PlatformInfo(&platformInfo)
+                    .DeterministicInfo(0)
+                    .TilingData(tilingData.get())
+                    .Workspace(workspace)
+                    .Build();
+  gert::TilingContext *context = holder.GetContext<gert::TilingContext>();
+  ASSERT_NE(context, nullptr);
+  ExpectLaunch(context, *workspace, 5ULL, 1U, 16777216ULL);
+  const gert::TilingData &data = *context->GetRawTilingData();
+  bool found = false;
+  EXPECT_EQ(FieldAt<int64_t>(data, 0, found), 16384LL) << "tiling field inputsTensorUbSize";
+  EXPECT_TRUE(found) << "tiling field inputsTensorUbSize";
+  EXPECT_EQ(FieldAt<int64_t>(data, 8, found), 1LL) << "tiling field needCoreNum";
+  EXPECT_TRUE(found) << "tiling field needCoreNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 1LL) << "tiling field totalTensorCount";
+  EXPECT_TRUE(found) << "tiling field totalTensorCount";
+}
+
 // Ascend910_93: x1: one FLOAT tensor [4, 10, 7]
 TEST_F(ForeachMulListTiling, Ascend910_93_FLOAT_4x10x7) {
   fe::PlatFormInfos platformInfo;
@@ -1407,6 +1575,174 @@ TEST_F(ForeachMulListTiling, Ascend910_93_INT32_scalar) {
   EXPECT_TRUE(found) << "tiling field totalTensorCount";
 }
 
+// Ascend910_93: x1: one INT16 tensor [4, 10, 7]
+TEST_F(ForeachMulListTiling, Ascend910_93_INT16_4x10x7) {
+  fe::PlatFormInfos platformInfo;
+  ASSERT_TRUE(platformInfo.Init());
+  if (!IsProduct(platformInfo, "Ascend910_93")) {
+    GTEST_SKIP() << "case computed for Ascend910_93";
+  }
+  gert::StorageShape input0 = {{4, 10, 7}, {4, 10, 7}};
+  gert::StorageShape input1 = {{4, 10, 7}, {4, 10, 7}};
+  gert::StorageShape output0 = {{4, 10, 7}, {4, 10, 7}};
+  auto tilingData = gert::TilingData::CreateCap(4096);
+  auto workspaceHolder = gert::ContinuousVector::Create<size_t>(16);
+  auto *workspace = reinterpret_cast<gert::ContinuousVector *>(workspaceHolder.get());
+  uint8_t compileInfo = 0;
+  auto holder = gert::TilingContextFaker()
+                    .SetOpType("ForeachMulList")
+                    .NodeIoNum(2, 1)
+                    .IrInstanceNum({1, 1}, {1})
+                    .InputShapes({&input0, &input1})
+                    .OutputShapes({&output0})
+                    .NodeInputTd(0, ge::DT_INT16, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeInputTd(1, ge::DT_INT16, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeOutputTd(0, ge::DT_INT16, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .CompileInfo(&compileInfo)
+                    .PlatformInfo(&platformInfo)
+                    .DeterministicInfo(0)
+                    .TilingData(tilingData.get())
+                    .Workspace(workspace)
+                    .Build();
+  gert::TilingContext *context = holder.GetContext<gert::TilingContext>();
+  ASSERT_NE(context, nullptr);
+  ExpectLaunch(context, *workspace, 5ULL, 1U, 16777216ULL);
+  const gert::TilingData &data = *context->GetRawTilingData();
+  bool found = false;
+  EXPECT_EQ(FieldAt<int64_t>(data, 0, found), 16384LL) << "tiling field inputsTensorUbSize";
+  EXPECT_TRUE(found) << "tiling field inputsTensorUbSize";
+  EXPECT_EQ(FieldAt<int64_t>(data, 8, found), 1LL) << "tiling field needCoreNum";
+  EXPECT_TRUE(found) << "tiling field needCoreNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 1LL) << "tiling field totalTensorCount";
+  EXPECT_TRUE(found) << "tiling field totalTensorCount";
+}
+
+// Ascend910_93: x1: one INT16 tensor [3000, 1001]
+TEST_F(ForeachMulListTiling, Ascend910_93_INT16_3000x1001) {
+  fe::PlatFormInfos platformInfo;
+  ASSERT_TRUE(platformInfo.Init());
+  if (!IsProduct(platformInfo, "Ascend910_93")) {
+    GTEST_SKIP() << "case computed for Ascend910_93";
+  }
+  gert::StorageShape input0 = {{3000, 1001}, {3000, 1001}};
+  gert::StorageShape input1 = {{3000, 1001}, {3000, 1001}};
+  gert::StorageShape output0 = {{3000, 1001}, {3000, 1001}};
+  auto tilingData = gert::TilingData::CreateCap(4096);
+  auto workspaceHolder = gert::ContinuousVector::Create<size_t>(16);
+  auto *workspace = reinterpret_cast<gert::ContinuousVector *>(workspaceHolder.get());
+  uint8_t compileInfo = 0;
+  auto holder = gert::TilingContextFaker()
+                    .SetOpType("ForeachMulList")
+                    .NodeIoNum(2, 1)
+                    .IrInstanceNum({1, 1}, {1})
+                    .InputShapes({&input0, &input1})
+                    .OutputShapes({&output0})
+                    .NodeInputTd(0, ge::DT_INT16, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeInputTd(1, ge::DT_INT16, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeOutputTd(0, ge::DT_INT16, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .CompileInfo(&compileInfo)
+                    .PlatformInfo(&platformInfo)
+                    .DeterministicInfo(0)
+                    .TilingData(tilingData.get())
+                    .Workspace(workspace)
+                    .Build();
+  gert::TilingContext *context = holder.GetContext<gert::TilingContext>();
+  ASSERT_NE(context, nullptr);
+  ExpectLaunch(context, *workspace, 5ULL, 48U, 16777216ULL);
+  const gert::TilingData &data = *context->GetRawTilingData();
+  bool found = false;
+  EXPECT_EQ(FieldAt<int64_t>(data, 0, found), 16384LL) << "tiling field inputsTensorUbSize";
+  EXPECT_TRUE(found) << "tiling field inputsTensorUbSize";
+  EXPECT_EQ(FieldAt<int64_t>(data, 8, found), 48LL) << "tiling field needCoreNum";
+  EXPECT_TRUE(found) << "tiling field needCoreNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 1LL) << "tiling field totalTensorCount";
+  EXPECT_TRUE(found) << "tiling field totalTensorCount";
+}
+
+// Ascend910_93: x1: one INT16 tensor [0, 5]
+TEST_F(ForeachMulListTiling, Ascend910_93_INT16_0x5) {
+  fe::PlatFormInfos platformInfo;
+  ASSERT_TRUE(platformInfo.Init());
+  if (!IsProduct(platformInfo, "Ascend910_93")) {
+    GTEST_SKIP() << "case computed for Ascend910_93";
+  }
+  gert::StorageShape input0 = {{0, 5}, {0, 5}};
+  gert::StorageShape input1 = {{0, 5}, {0, 5}};
+  gert::StorageShape output0 = {{0, 5}, {0, 5}};
+  auto tilingData = gert::TilingData::CreateCap(4096);
+  auto workspaceHolder = gert::ContinuousVector::Create<size_t>(16);
+  auto *workspace = reinterpret_cast<gert::ContinuousVector *>(workspaceHolder.get());
+  uint8_t compileInfo = 0;
+  auto holder = gert::TilingContextFaker()
+                    .SetOpType("ForeachMulList")
+                    .NodeIoNum(2, 1)
+                    .IrInstanceNum({1, 1}, {1})
+                    .InputShapes({&input0, &input1})
+                    .OutputShapes({&output0})
+                    .NodeInputTd(0, ge::DT_INT16, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeInputTd(1, ge::DT_INT16, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeOutputTd(0, ge::DT_INT16, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .CompileInfo(&compileInfo)
+                    .PlatformInfo(&platformInfo)
+                    .DeterministicInfo(0)
+                    .TilingData(tilingData.get())
+                    .Workspace(workspace)
+                    .Build();
+  gert::TilingContext *context = holder.GetContext<gert::TilingContext>();
+  ASSERT_NE(context, nullptr);
+  ExpectLaunch(context, *workspace, 5ULL, 0U, 16777216ULL);
+  const gert::TilingData &data = *context->GetRawTilingData();
+  bool found = false;
+  EXPECT_EQ(FieldAt<int64_t>(data, 0, found), 16384LL) << "tiling field inputsTensorUbSize";
+  EXPECT_TRUE(found) << "tiling field inputsTensorUbSize";
+  EXPECT_EQ(FieldAt<int64_t>(data, 8, found), 0LL) << "tiling field needCoreNum";
+  EXPECT_TRUE(found) << "tiling field needCoreNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 1LL) << "tiling field totalTensorCount";
+  EXPECT_TRUE(found) << "tiling field totalTensorCount";
+}
+
+// Ascend910_93: x1: one INT16 tensor []
+TEST_F(ForeachMulListTiling, Ascend910_93_INT16_scalar) {
+  fe::PlatFormInfos platformInfo;
+  ASSERT_TRUE(platformInfo.Init());
+  if (!IsProduct(platformInfo, "Ascend910_93")) {
+    GTEST_SKIP() << "case computed for Ascend910_93";
+  }
+  gert::StorageShape input0 = {{}, {}};
+  gert::StorageShape input1 = {{}, {}};
+  gert::StorageShape output0 = {{}, {}};
+  auto tilingData = gert::TilingData::CreateCap(4096);
+  auto workspaceHolder = gert::ContinuousVector::Create<size_t>(16);
+  auto *workspace = reinterpret_cast<gert::ContinuousVector *>(workspaceHolder.get());
+  uint8_t compileInfo = 0;
+  auto holder = gert::TilingContextFaker()
+                    .SetOpType("ForeachMulList")
+                    .NodeIoNum(2, 1)
+                    .IrInstanceNum({1, 1}, {1})
+                    .InputShapes({&input0, &input1})
+                    .OutputShapes({&output0})
+                    .NodeInputTd(0, ge::DT_INT16, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeInputTd(1, ge::DT_INT16, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeOutputTd(0, ge::DT_INT16, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .CompileInfo(&compileInfo)
+                    .PlatformInfo(&platformInfo)
+                    .DeterministicInfo(0)
+                    .TilingData(tilingData.get())
+                    .Workspace(workspace)
+                    .Build();
+  gert::TilingContext *context = holder.GetContext<gert::TilingContext>();
+  ASSERT_NE(context, nullptr);
+  ExpectLaunch(context, *workspace, 5ULL, 1U, 16777216ULL);
+  const gert::TilingData &data = *context->GetRawTilingData();
+  bool found = false;
+  EXPECT_EQ(FieldAt<int64_t>(data, 0, found), 16384LL) << "tiling field inputsTensorUbSize";
+  EXPECT_TRUE(found) << "tiling field inputsTensorUbSize";
+  EXPECT_EQ(FieldAt<int64_t>(data, 8, found), 1LL) << "tiling field needCoreNum";
+  EXPECT_TRUE(found) << "tiling field needCoreNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 1LL) << "tiling field totalTensorCount";
+  EXPECT_TRUE(found) << "tiling field totalTensorCount";
+}
+
 // Ascend950: x1: one FLOAT tensor [4, 10, 7]
 TEST_F(ForeachMulListTiling, Ascend950_FLOAT_4x10x7) {
   fe::PlatFormInfos platformInfo;
@@ -2072,6 +2408,174 @@ TEST_F(ForeachMulListTiling, Ascend950_INT32_scalar) {
   const gert::TilingData &data = *context->GetRawTilingData();
   bool found = false;
   EXPECT_EQ(FieldAt<int64_t>(data, 0, found), 10576LL) << "tiling field inputsTensorUbSize";
+  EXPECT_TRUE(found) << "tiling field inputsTensorUbSize";
+  EXPECT_EQ(FieldAt<int64_t>(data, 8, found), 1LL) << "tiling field needCoreNum";
+  EXPECT_TRUE(found) << "tiling field needCoreNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 1LL) << "tiling field totalTensorCount";
+  EXPECT_TRUE(found) << "tiling field totalTensorCount";
+}
+
+// Ascend950: x1: one INT16 tensor [4, 10, 7]
+TEST_F(ForeachMulListTiling, Ascend950_INT16_4x10x7) {
+  fe::PlatFormInfos platformInfo;
+  ASSERT_TRUE(platformInfo.Init());
+  if (!IsProduct(platformInfo, "Ascend950")) {
+    GTEST_SKIP() << "case computed for Ascend950";
+  }
+  gert::StorageShape input0 = {{4, 10, 7}, {4, 10, 7}};
+  gert::StorageShape input1 = {{4, 10, 7}, {4, 10, 7}};
+  gert::StorageShape output0 = {{4, 10, 7}, {4, 10, 7}};
+  auto tilingData = gert::TilingData::CreateCap(4096);
+  auto workspaceHolder = gert::ContinuousVector::Create<size_t>(16);
+  auto *workspace = reinterpret_cast<gert::ContinuousVector *>(workspaceHolder.get());
+  uint8_t compileInfo = 0;
+  auto holder = gert::TilingContextFaker()
+                    .SetOpType("ForeachMulList")
+                    .NodeIoNum(2, 1)
+                    .IrInstanceNum({1, 1}, {1})
+                    .InputShapes({&input0, &input1})
+                    .OutputShapes({&output0})
+                    .NodeInputTd(0, ge::DT_INT16, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeInputTd(1, ge::DT_INT16, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeOutputTd(0, ge::DT_INT16, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .CompileInfo(&compileInfo)
+                    .PlatformInfo(&platformInfo)
+                    .DeterministicInfo(0)
+                    .TilingData(tilingData.get())
+                    .Workspace(workspace)
+                    .Build();
+  gert::TilingContext *context = holder.GetContext<gert::TilingContext>();
+  ASSERT_NE(context, nullptr);
+  ExpectLaunch(context, *workspace, 5ULL, 1U, 16777216ULL);
+  const gert::TilingData &data = *context->GetRawTilingData();
+  bool found = false;
+  EXPECT_EQ(FieldAt<int64_t>(data, 0, found), 21152LL) << "tiling field inputsTensorUbSize";
+  EXPECT_TRUE(found) << "tiling field inputsTensorUbSize";
+  EXPECT_EQ(FieldAt<int64_t>(data, 8, found), 1LL) << "tiling field needCoreNum";
+  EXPECT_TRUE(found) << "tiling field needCoreNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 1LL) << "tiling field totalTensorCount";
+  EXPECT_TRUE(found) << "tiling field totalTensorCount";
+}
+
+// Ascend950: x1: one INT16 tensor [3000, 1001]
+TEST_F(ForeachMulListTiling, Ascend950_INT16_3000x1001) {
+  fe::PlatFormInfos platformInfo;
+  ASSERT_TRUE(platformInfo.Init());
+  if (!IsProduct(platformInfo, "Ascend950")) {
+    GTEST_SKIP() << "case computed for Ascend950";
+  }
+  gert::StorageShape input0 = {{3000, 1001}, {3000, 1001}};
+  gert::StorageShape input1 = {{3000, 1001}, {3000, 1001}};
+  gert::StorageShape output0 = {{3000, 1001}, {3000, 1001}};
+  auto tilingData = gert::TilingData::CreateCap(4096);
+  auto workspaceHolder = gert::ContinuousVector::Create<size_t>(16);
+  auto *workspace = reinterpret_cast<gert::ContinuousVector *>(workspaceHolder.get());
+  uint8_t compileInfo = 0;
+  auto holder = gert::TilingContextFaker()
+                    .SetOpType("ForeachMulList")
+                    .NodeIoNum(2, 1)
+                    .IrInstanceNum({1, 1}, {1})
+                    .InputShapes({&input0, &input1})
+                    .OutputShapes({&output0})
+                    .NodeInputTd(0, ge::DT_INT16, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeInputTd(1, ge::DT_INT16, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeOutputTd(0, ge::DT_INT16, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .CompileInfo(&compileInfo)
+                    .PlatformInfo(&platformInfo)
+                    .DeterministicInfo(0)
+                    .TilingData(tilingData.get())
+                    .Workspace(workspace)
+                    .Build();
+  gert::TilingContext *context = holder.GetContext<gert::TilingContext>();
+  ASSERT_NE(context, nullptr);
+  ExpectLaunch(context, *workspace, 5ULL, 50U, 16777216ULL);
+  const gert::TilingData &data = *context->GetRawTilingData();
+  bool found = false;
+  EXPECT_EQ(FieldAt<int64_t>(data, 0, found), 21152LL) << "tiling field inputsTensorUbSize";
+  EXPECT_TRUE(found) << "tiling field inputsTensorUbSize";
+  EXPECT_EQ(FieldAt<int64_t>(data, 8, found), 50LL) << "tiling field needCoreNum";
+  EXPECT_TRUE(found) << "tiling field needCoreNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 1LL) << "tiling field totalTensorCount";
+  EXPECT_TRUE(found) << "tiling field totalTensorCount";
+}
+
+// Ascend950: x1: one INT16 tensor [0, 5]
+TEST_F(ForeachMulListTiling, Ascend950_INT16_0x5) {
+  fe::PlatFormInfos platformInfo;
+  ASSERT_TRUE(platformInfo.Init());
+  if (!IsProduct(platformInfo, "Ascend950")) {
+    GTEST_SKIP() << "case computed for Ascend950";
+  }
+  gert::StorageShape input0 = {{0, 5}, {0, 5}};
+  gert::StorageShape input1 = {{0, 5}, {0, 5}};
+  gert::StorageShape output0 = {{0, 5}, {0, 5}};
+  auto tilingData = gert::TilingData::CreateCap(4096);
+  auto workspaceHolder = gert::ContinuousVector::Create<size_t>(16);
+  auto *workspace = reinterpret_cast<gert::ContinuousVector *>(workspaceHolder.get());
+  uint8_t compileInfo = 0;
+  auto holder = gert::TilingContextFaker()
+                    .SetOpType("ForeachMulList")
+                    .NodeIoNum(2, 1)
+                    .IrInstanceNum({1, 1}, {1})
+                    .InputShapes({&input0, &input1})
+                    .OutputShapes({&output0})
+                    .NodeInputTd(0, ge::DT_INT16, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeInputTd(1, ge::DT_INT16, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeOutputTd(0, ge::DT_INT16, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .CompileInfo(&compileInfo)
+                    .PlatformInfo(&platformInfo)
+                    .DeterministicInfo(0)
+                    .TilingData(tilingData.get())
+                    .Workspace(workspace)
+                    .Build();
+  gert::TilingContext *context = holder.GetContext<gert::TilingContext>();
+  ASSERT_NE(context, nullptr);
+  ExpectLaunch(context, *workspace, 5ULL, 0U, 16777216ULL);
+  const gert::TilingData &data = *context->GetRawTilingData();
+  bool found = false;
+  EXPECT_EQ(FieldAt<int64_t>(data, 0, found), 21152LL) << "tiling field inputsTensorUbSize";
+  EXPECT_TRUE(found) << "tiling field inputsTensorUbSize";
+  EXPECT_EQ(FieldAt<int64_t>(data, 8, found), 0LL) << "tiling field needCoreNum";
+  EXPECT_TRUE(found) << "tiling field needCoreNum";
+  EXPECT_EQ(FieldAt<int64_t>(data, 16, found), 1LL) << "tiling field totalTensorCount";
+  EXPECT_TRUE(found) << "tiling field totalTensorCount";
+}
+
+// Ascend950: x1: one INT16 tensor []
+TEST_F(ForeachMulListTiling, Ascend950_INT16_scalar) {
+  fe::PlatFormInfos platformInfo;
+  ASSERT_TRUE(platformInfo.Init());
+  if (!IsProduct(platformInfo, "Ascend950")) {
+    GTEST_SKIP() << "case computed for Ascend950";
+  }
+  gert::StorageShape input0 = {{}, {}};
+  gert::StorageShape input1 = {{}, {}};
+  gert::StorageShape output0 = {{}, {}};
+  auto tilingData = gert::TilingData::CreateCap(4096);
+  auto workspaceHolder = gert::ContinuousVector::Create<size_t>(16);
+  auto *workspace = reinterpret_cast<gert::ContinuousVector *>(workspaceHolder.get());
+  uint8_t compileInfo = 0;
+  auto holder = gert::TilingContextFaker()
+                    .SetOpType("ForeachMulList")
+                    .NodeIoNum(2, 1)
+                    .IrInstanceNum({1, 1}, {1})
+                    .InputShapes({&input0, &input1})
+                    .OutputShapes({&output0})
+                    .NodeInputTd(0, ge::DT_INT16, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeInputTd(1, ge::DT_INT16, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .NodeOutputTd(0, ge::DT_INT16, ge::FORMAT_ND, ge::FORMAT_ND)
+                    .CompileInfo(&compileInfo)
+                    .PlatformInfo(&platformInfo)
+                    .DeterministicInfo(0)
+                    .TilingData(tilingData.get())
+                    .Workspace(workspace)
+                    .Build();
+  gert::TilingContext *context = holder.GetContext<gert::TilingContext>();
+  ASSERT_NE(context, nullptr);
+  ExpectLaunch(context, *workspace, 5ULL, 1U, 16777216ULL);
+  const gert::TilingData &data = *context->GetRawTilingData();
+  bool found = false;
+  EXPECT_EQ(FieldAt<int64_t>(data, 0, found), 21152LL) << "tiling field inputsTensorUbSize";
   EXPECT_TRUE(found) << "tiling field inputsTensorUbSize";
   EXPECT_EQ(FieldAt<int64_t>(data, 8, found), 1LL) << "tiling field needCoreNum";
   EXPECT_TRUE(found) << "tiling field needCoreNum";
