@@ -124,3 +124,33 @@ def test_foreach_pow_runs_the_generated_op_but_for_the_exponents_pytorch_takes_a
         assert g.shape == w.shape and torch.equal(g, w) and torch.equal(i, w)
     for r, w in zip(roots, torch._foreach_pow(a, 0.5)):
         assert torch.equal(r.isnan(), w.isnan())
+
+
+def test_a_python_int_with_integer_lists_runs_the_generated_ops() -> None:
+    # a Python int beside an int32 list is an INT64 aclScalar (a DOUBLE one the API refuses for an integer list,
+    # which made the call silently eager); sums and products wrap around as PyTorch's int32 and int16 arithmetic;
+    # a float with an int32 list (PyTorch promotes it to float) and an int with an int16 list (no INT16 scalar
+    # form) stay eager. The expected values are worked out by hand.
+    big = 2**31 - 1
+    a = [torch.tensor([big, -(2**31), 5], dtype=torch.int32), torch.tensor([[65536, -2]], dtype=torch.int32)]
+    h = [torch.tensor([32767, 256, -3], dtype=torch.int16)]
+    with ct.ops("Ascend910B") as ran:
+        added = torch._foreach_add(a, 1)
+        scaled = torch._foreach_mul(a, 65536)
+        summed = torch._foreach_add(a, a, alpha=-1)
+        top = torch._foreach_mul(h, h)
+        promoted = torch._foreach_mul(a, 0.5)
+        narrow = torch._foreach_mul(h, 2)
+    assert ran.generated == {
+        "ForeachAddScalarV2": 1,
+        "ForeachMulScalarV2": 1,
+        "ForeachAddListV2": 1,
+        "ForeachMulList": 1,
+    }
+    assert ran.eager["_foreach_mul"] == 2
+    assert added[0].dtype == torch.int32 and added[0].tolist() == [-(2**31), -(2**31) + 1, 6]
+    assert added[1].tolist() == [[65537, -1]]
+    assert scaled[0].tolist() == [-65536, 0, 327680] and scaled[1].tolist() == [[0, -131072]]
+    assert summed[0].tolist() == [0, 0, 0] and summed[1].tolist() == [[0, 0]]
+    assert top[0].dtype == torch.int16 and top[0].tolist() == [1, 0, 9]
+    assert promoted[0].dtype == torch.float32 and narrow[0].tolist() == [-2, 512, -6]

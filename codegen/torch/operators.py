@@ -13,7 +13,7 @@ import numpy as np
 import torch
 
 from codegen import registry
-from codegen.runner import OpCallable, compile_op
+from codegen.runner import OpCallable, ScalarArg, compile_op
 from codegen.runner.arguments import call_attrs
 from codegen.spec.model import OpSpec
 from codegen.specs import load_project
@@ -90,12 +90,37 @@ def _callable(op: str, product: str) -> OpCallable:
     return compile_op(op, product)
 
 
+def integer_scalars(spec: OpSpec, params: Args) -> Args:
+    """``params`` (by CANN name, tensors as arrays) with each Python int given for a ``scalar`` attr that takes
+    INT64 made an INT64 aclScalar (``ScalarArg(value, "INT64")``) where the first input holds integer arrays
+    and the value is within their dtype's range: PyTorch keeps an integer tensor's dtype with such a number
+    (``torch._foreach_add`` of an int32 list and 3 is int32), and ops-nn's foreach V2 APIs take an INT32 list's
+    scalar as INT32 or INT64 only, where a plain Python number is a DOUBLE aclScalar (161002: the call would
+    run eagerly). Any other value stays as it is (a float with an integer list: PyTorch promotes it, and the
+    API's 161002 leaves the call to eager PyTorch)."""
+    first = params.get(spec.inputs[0].name) if spec.inputs else None
+    listed = first if isinstance(first, list) else [first]
+    arrays = [a for a in listed if isinstance(a, np.ndarray) and a.dtype.kind == "i"]
+    if not arrays or len(arrays) != len(listed):
+        return params
+    info = np.iinfo(arrays[0].dtype)
+    out = dict(params)
+    for a in spec.attrs:
+        v = params.get(a.name)
+        if not isinstance(v, int) or isinstance(v, bool) or not int(info.min) <= v <= int(info.max):
+            continue
+        if a.type == "scalar" and "INT64" in a.scalar_dtypes:
+            out[a.name] = ScalarArg(v, "INT64")
+    return out
+
+
 def _kernel(spec: OpSpec, product: str) -> Callable[..., Any]:
-    """The CPU kernel of an op's custom operator: tensors to arrays, both aclnn phases, arrays back."""
+    """The CPU kernel of an op's custom operator: tensors to arrays (a Python int scalar beside integer
+    tensors an INT64 aclScalar, :func:`integer_scalars`), both aclnn phases, arrays back."""
     names = [n for n in spec.aclnn_order if n in {t.name for t in spec.inputs} | {a.name for a in spec.attrs}]
 
     def kernel(*args: Any) -> Any:
-        params: Args = {n: _arg_to_numpy(v) for n, v in zip(names, args)}
+        params: Args = integer_scalars(spec, {n: _arg_to_numpy(v) for n, v in zip(names, args)})
         out = _callable(spec.snake, product)(deterministic=torch.are_deterministic_algorithms_enabled(), **params)
         return tuple(_out_to_torch(o) for o in out) if isinstance(out, tuple) else _out_to_torch(out)
 
@@ -291,6 +316,7 @@ def _status(product: str, spec: OpSpec, cann: Args) -> int:
         if n not in spec.output_names
         for v in [cann.get(n, defaults.get(n))]
     }
+    params = integer_scalars(spec, params)
     fn = _callable(spec.snake, product)
     status, _ = fn.phase1_status(deterministic=torch.are_deterministic_algorithms_enabled(), **params)
     return status
