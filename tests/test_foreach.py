@@ -289,3 +289,39 @@ def test_vector_work_is_ops_nn(op: str, api: str, built_op: Callable[[str, str],
         f(**lists, **scalars)
         elements = sum(int(c["vector_elements"]) for launch in f.last_stats["launches"] for c in launch["cores"])
         assert elements == want[dtype] * sum(a.size for a in lists[spec.inputs[0].name]), dtype
+
+
+@pytest.mark.parametrize(
+    ("op", "dtype", "store", "tile"),
+    [
+        # 196608 bytes of UB (Ascend910B's 192 KiB) over two tiles per input list and no output tile (the result is
+        # copied out of an input tile): three FLOAT lists 3 * 2 * 4 = 24 bytes per element (with two output tiles as
+        # the two-list ops have, 32: 6144); BF16 3 * 2 * 2 + 3 FLOAT copies * 4 = 24; FLOAT16, computed in FLOAT16,
+        # 3 * 2 * 2 = 12
+        ("foreach_addcmul_scalar_v2", "FLOAT", np.float32, 196608 // 24),
+        ("foreach_addcmul_scalar_v2", "BF16", ml_dtypes.bfloat16, 196608 // 24),
+        ("foreach_addcmul_scalar_v2", "FLOAT16", np.float16, 196608 // 12),
+        # two FLOAT16 lists computed in FLOAT (the FLOAT weight): 2 * 2 * 2 + 2 * 4 = 16
+        ("foreach_lerp_scalar", "FLOAT16", np.float16, 196608 // 16),
+    ],
+)
+def test_the_tile_shrinks_with_each_input_list(
+    op: str, dtype: str, store: object, tile: int, built_op: Callable[[str, str], OpCallable]
+) -> None:
+    """What a list form adds: the tiling function's tile (``inputsTensorUbSize``) counts every input list and no
+    output tile, the kernel's buffers fit the UB with it on a list that needs several tiles, and ``opgen explain``
+    prints the same tile and the UB bytes it takes."""
+    from codegen.explain import explain
+    from codegen.runner import ScalarArg
+
+    spec = SPECS[op]
+    f = built_op(op, PRODUCT)
+    lists = {t.name: _list([(3 * tile + 5,), (7,)], store, seed=k) for k, t in enumerate(spec.inputs)}
+    kernel_scalar = scalar_dtype(spec, DType[dtype])
+    assert kernel_scalar is not None
+    (attr,) = [a.name for a in spec.attrs if a.type == "scalar"]
+    f(**lists, **{attr: ScalarArg(0.25, kernel_scalar.name)})
+    (launch,) = f.last_stats["launches"]
+    assert launch["tiling"]["inputsTensorUbSize"] == tile
+    text = explain(spec, CATALOGUE.get(PRODUCT), "64,64", dtype)
+    assert f"of {tile} elements" in text and "no output tile" in text
