@@ -13,7 +13,9 @@ the one input list (``sqrt(x)``), an operator of :data:`BINARY_OPERATORS` betwee
 (``x1 * x2``), each tensor of the second list of its tensor's shape in the first, or an operator of
 :data:`SCALAR_OPERATORS` (or a call of :data:`SCALAR_FUNCTIONS`, ``max(x, scalar)``) between the one input list
 and a ``scalar`` attr (``x * scalar``: the aclScalar
-reaches the kernel as a one-element device tensor, the spec's ``device`` input carrying the attr). Every
+reaches the kernel as a one-element device tensor, the spec's ``device`` input carrying the attr), or, over any
+number of input lists and a scalar attr, a formula of :data:`LIST_FORMS` (``x1 + weight * (x2 - x1)``,
+``x1 + scalar * x2 * x3``: a short instruction sequence whose result lands in an input list's tile). Every
 problem is recorded at its line; the model is frozen.
 """
 
@@ -210,8 +212,9 @@ def parse_compute(node: YNode, ctx: ComputeContext) -> ForeachCompute | None:
     :data:`UNARY_FUNCTIONS` on the one input, an operator of :data:`BINARY_OPERATORS` between the two
     inputs in their spec order, one of :data:`SCALAR_OPERATORS` between the one input and the op's one
     ``scalar`` attr (``x * scalar``) or a call of :data:`SCALAR_FUNCTIONS` on both (``max(x, scalar)``), or
-    with two inputs and a scalar attr one of :data:`SCALED_OPERATORS` (``x1 + alpha * x2``). Every problem is
-    recorded in ``ctx.reader`` at its line.
+    with two inputs and a scalar attr one of :data:`SCALED_OPERATORS` (``x1 + alpha * x2``), or with any number
+    of inputs and a scalar attr a pattern of :data:`LIST_FORMS` with the inputs in their spec order. Every
+    problem is recorded in ``ctx.reader`` at its line.
 
     Returns:
         The model, or None when a key is missing or wrong.
@@ -255,19 +258,18 @@ def parse_compute(node: YNode, ctx: ComputeContext) -> ForeachCompute | None:
     )
     if function is None:
         forms = [_form_text(f, names, scalar) for f in LIST_FORMS if f.arity == len(names) and scalar is not None]
-        forms += (
-            [f"{f}({names[0]})" for f in UNARY_FUNCTIONS]
-            if len(names) == 1 and scalar is None
-            else [f"{names[0]} {o} {scalar}" for o in SCALAR_OPERATORS]
-            + [f"{f}({names[0]}, {scalar})" for f in SCALAR_FUNCTIONS]
-            if len(names) == 1
-            else [f"{names[0]} {o} {scalar} * {names[1]}" for o in SCALED_OPERATORS]
-            if scalar is not None
-            else [f"{names[0]} {o} {names[1]}" for o in BINARY_OPERATORS]
-            if len(names) == 2
-            else []
-        )
-        r.error(formula_node, f"the foreach family computes {', '.join(forms)}; got '{text}'")
+        if len(names) == 1 and scalar is None:
+            forms += [f"{f}({names[0]})" for f in UNARY_FUNCTIONS]
+        elif len(names) == 1:
+            forms += [f"{names[0]} {o} {scalar}" for o in SCALAR_OPERATORS]
+            forms += [f"{f}({names[0]}, {scalar})" for f in SCALAR_FUNCTIONS]
+        elif len(names) == 2 and scalar is not None:
+            forms += [f"{names[0]} {o} {scalar} * {names[1]}" for o in SCALED_OPERATORS]
+        elif len(names) == 2:
+            forms += [f"{names[0]} {o} {names[1]}" for o in BINARY_OPERATORS]
+        with_scalar = " and a scalar attr" if scalar is not None else ""
+        computes = ", ".join(forms) if forms else f"no formula over {len(names)} input lists{with_scalar}"
+        r.error(formula_node, f"the foreach family computes {computes}; got '{text}'")
         return None
     if not ok:
         return None
