@@ -2,7 +2,9 @@
 aclnnForeachMulScalarV2: the OpDef registers the one-element tensor in ops-nn's columns (ForeachMulScalar's
 ``scalar``: FLOAT16 beside a FLOAT16 ``x``, FLOAT beside FLOAT and BF16; hicann/ops-nn
 foreach/foreach_mul_scalar/op_host/foreach_mul_scalar_def.cpp), and a wrong ``like`` or ``dtype_map`` is one
-error at its own line and field. Expected texts are written out here, never produced by the generator."""
+error at its own line and field; a formula of three lists that is no list form (aclnnForeachAddcmulScalarV2's
+with another operator or the lists in another order) is one error at its line naming the forms it could be.
+Expected texts are written out here, never produced by the generator."""
 
 from __future__ import annotations
 
@@ -73,3 +75,35 @@ def _line(tmp_path: Path, text: str, needle: str) -> str:
 def test_a_wrong_scalar_carrier_is_one_error_at_its_field(tmp_path: Path, entry: str, field: str, message: str) -> None:
     text, errs = _errors(tmp_path, entry)
     assert errs == [f"{_line(tmp_path, text, entry)}: {field}: {message}"]
+
+
+@pytest.mark.parametrize(
+    ("formula", "message"),
+    [
+        # a formula of three lists and the scalar that is no list form: the forms it could be, at its line
+        (
+            '"x1 + scalar * x2 - x3"',
+            "the foreach family computes x1 + scalar * x2 * x3; got 'x1 + scalar * x2 - x3'",
+        ),
+        # the lists in another order than the spec's
+        (
+            '"x2 + scalar * x1 * x3"',
+            "the foreach family computes x1 + scalar * x2 * x3; got 'x2 + scalar * x1 * x3'",
+        ),
+    ],
+)
+def test_a_three_list_formula_outside_the_list_forms_is_one_error_at_its_line(
+    tmp_path: Path, formula: str, message: str
+) -> None:
+    op = "foreach_addcmul_scalar_v2"
+    text = (project_paths().specs / f"{op}.yaml").read_text()
+    entry = 'out: "x1 + scalar * x2 * x3"'
+    assert text.count(entry) == 1
+    text = text.replace(entry, f"out: {formula}")
+    path = tmp_path / f"{op}.yaml"
+    path.write_text(text)
+    with pytest.raises(SpecErrors) as err:
+        load_op_spec(path, CATALOGUE)
+    assert list(tmp_path.iterdir()) == [path]
+    line = next(i + 1 for i, t in enumerate(text.splitlines()) if t.strip() == f"out: {formula}")
+    assert [str(e) for e in err.value.errors] == [f"{path}:{line}: compute.out: {message}"]

@@ -139,8 +139,8 @@ def test_every_recorded_entry_names_its_opdef_file_and_covers_the_specs() -> Non
     updates its input in place with attrs reduction and include_self, where ScatterAddAlongDim writes out; its
     InplaceIndexAdd updates var in place, where IndexAddAlongDim writes out), and the foreach
     OpTypes whose ops-nn OpDef has integer columns the family's kernels do not compute (ForeachMulList,
-    ForeachMulScalar, ForeachAddScalar, ForeachAddList, ForeachMaximumScalar, ForeachPowScalar; their specs'
-    notes say so) or, on
+    ForeachMulScalar, ForeachAddScalar, ForeachAddList, ForeachMaximumScalar, ForeachPowScalar,
+    ForeachAddcmulScalar; their specs' notes say so) or, on
     Ascend950, a FLOAT scalar beside a FLOAT16 list."""
     for name, entry in RECORDED.items():
         assert entry["source"].startswith("hicann/ops-nn ") and entry["source"].endswith("_def.cpp"), name
@@ -151,6 +151,7 @@ def test_every_recorded_entry_names_its_opdef_file_and_covers_the_specs() -> Non
         "EmbeddingRows",
         "ForeachAddList",
         "ForeachAddScalar",
+        "ForeachAddcmulScalar",
         "ForeachMaximumScalar",
         "ForeachMulList",
         "ForeachMulScalar",
