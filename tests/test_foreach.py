@@ -300,7 +300,7 @@ def test_vector_work_is_ops_nn(op: str, api: str, built_op: Callable[[str, str],
         # 3 * 2 * 2 = 12
         ("foreach_addcmul_scalar_v2", "FLOAT", np.float32, 196608 // 24),
         ("foreach_addcmul_scalar_v2", "BF16", ml_dtypes.bfloat16, 196608 // 24),
-        ("foreach_addcmul_scalar_v2", "FLOAT16", np.float16, 196608 // 12),
+        ("foreach_addcmul_scalar_v2", "FLOAT16", np.float16, 196608 // 24),
         # two FLOAT16 lists computed in FLOAT (the FLOAT weight): 2 * 2 * 2 + 2 * 4 = 16
         ("foreach_lerp_scalar", "FLOAT16", np.float16, 196608 // 16),
     ],

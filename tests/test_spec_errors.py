@@ -851,8 +851,8 @@ def test_several_errors_in_one_file_are_all_reported_in_line_order(tmp_path: Pat
     assert errs == [
         f"{f}:5: family: duplicate key 'family' (first at line 4)",
         f"{f}:19: inputs[2].dtypes[2]: unknown dtype 'BF32'; allowed: {DTYPES}",
-        f"{f}:24: attrs[0].kind: unknown key 'kind'; allowed: const, default, description, dtypes, header_name, length, "
-        "name, type, values",
+        f"{f}:24: attrs[0].kind: unknown key 'kind'; allowed: const, default, description, dtypes, header_name, "
+        "length, name, type, values",
         f"{f}:40: tiling.buffer_num: 0 is out of range; allowed: 1..8",
     ]
     with pytest.raises(SpecErrors) as info:

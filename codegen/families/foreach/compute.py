@@ -178,6 +178,9 @@ class ForeachCompute:
         formula: the formula's text, as written.
         loc: the ``compute`` entry.
         scalar: the scalar attr the formula reads (a :data:`SCALAR_OPERATORS` form), or None.
+        in_float: the ``computed_in_float`` key: list dtypes (FLOAT16) whose tiles the kernel casts to FLOAT and
+            computes there, as ops-nn's kernel of the op does (its AddcMulScalarAdapter for half); BF16 tiles
+            always are. Empty: a FLOAT16 list is computed in the dtype its scalar reaches the kernel in.
     """
 
     sources: tuple[str, ...]
@@ -186,6 +189,7 @@ class ForeachCompute:
     formula: str
     loc: SourceLoc
     scalar: str | None = None
+    in_float: tuple[DType, ...] = ()
 
     @property
     def implicit_output(self) -> bool:
@@ -221,10 +225,19 @@ def parse_compute(node: YNode, ctx: ComputeContext) -> ForeachCompute | None:
     """
     r = ctx.reader
     out_names = [t.name for t in ctx.outputs]
-    m = r.mapping(node, out_names[:1])
+    m = r.mapping(node, out_names[:1], ("computed_in_float",))
     if m is None:
         return None
     ok = True
+    in_float: tuple[DType, ...] = ()
+    if "computed_in_float" in m and ctx.inputs:
+        listed = r.strings(m["computed_in_float"])
+        for item, name in listed:
+            if name != DType.FLOAT16.name or DType.FLOAT16 not in ctx.inputs[0].dtypes:
+                why = "" if name == DType.FLOAT16.name else " (BF16 is always computed in FLOAT, FLOAT in itself)"
+                r.error(item, f"computed_in_float lists FLOAT16, a dtype of '{ctx.inputs[0].name}'; got '{name}'{why}")
+                ok = False
+        in_float = (DType.FLOAT16,) if ok and listed else ()
     if not ctx.inputs or len(ctx.outputs) != 1:
         r.error(node, "a foreach op has one or more input tensor lists and one output tensor list")
         return None
@@ -273,7 +286,7 @@ def parse_compute(node: YNode, ctx: ComputeContext) -> ForeachCompute | None:
         return None
     if not ok:
         return None
-    return ForeachCompute(names, dst.name, function, text, node.loc, scalar if function.scalar else None)
+    return ForeachCompute(names, dst.name, function, text, node.loc, scalar if function.scalar else None, in_float)
 
 
 def _lowering(expr: object, names: tuple[str, ...], scalar: str | None) -> UnaryFunction | None:

@@ -34,8 +34,12 @@ def op_compute_dtype(spec: OpSpec, dtype: DType) -> DType:
     """The dtype ``spec`` computes a list of ``dtype`` in: for a scalar form, the dtype of the one-element tensor
     its device op gets for that list (the scalar's device input, ``like`` the list with its ``dtype_map``: the
     kernel computes in the dtype it reads the scalar in, as ops-nn's foreach kernels do; aclnnForeachLerpScalar's
-    FLOAT weight beside a FLOAT16 list: FLOAT16 computed in FLOAT); otherwise :func:`compute_dtype`."""
+    FLOAT weight beside a FLOAT16 list: FLOAT16 computed in FLOAT); otherwise :func:`compute_dtype`. A dtype the
+    compute section's ``computed_in_float`` lists is computed in FLOAT (the scalar then read in its own dtype and
+    converted)."""
     comp = spec.compute
+    if dtype in getattr(comp, "in_float", ()):
+        return DType.FLOAT
     scalar = getattr(comp, "scalar", None)
     carrier = next((d for d in spec.device_interface.inputs if d.like is not None and d.source == scalar), None)
     return compute_dtype(dtype) if scalar is None or carrier is None else carrier.like_dtype(dtype)

@@ -83,7 +83,8 @@ class ListRoles:
 class KernelBranch:
     """One branch of the kernel entry: its tiling ``key``, the dtype's ``ge_name``, the tensors' kernel ``type``
     and the ``compute_type`` a tile is computed in, and their bytes per element (``bytes``,
-    ``compute_bytes``)."""
+    ``compute_bytes``); ``scalar_type``: the kernel type the scalar's one-element tensor holds for this dtype ("" for
+    an op without a scalar)."""
 
     key: int
     ge_name: str
@@ -92,6 +93,7 @@ class KernelBranch:
     bytes: int
     compute_bytes: int
     comment: str
+    scalar_type: str = ""
 
 
 @dataclass(frozen=True)
@@ -229,8 +231,10 @@ def roles_of(spec: OpSpec) -> ListRoles:
 
 
 def _branches(spec: OpSpec) -> list[KernelBranch]:
-    src = spec.tensor(compute_of(spec).source)
+    comp = compute_of(spec)
+    src = spec.tensor(comp.source)
     wide = {d: op_compute_dtype(spec, d) for d in src.dtypes}
+    carrier = next((t for t in spec.device_interface.inputs if t.like is not None and t.source == comp.scalar), None)
     return [
         KernelBranch(
             DTYPE_KEYS[d],
@@ -240,6 +244,7 @@ def _branches(spec: OpSpec) -> list[KernelBranch]:
             d.itemsize,
             wide[d].itemsize,
             d.name + ("" if wide[d] is d else f", computed in {wide[d].name}"),
+            carrier.like_dtype(d).kernel_type if carrier is not None and comp.scalar is not None else "",
         )
         for d in src.dtypes
     ]

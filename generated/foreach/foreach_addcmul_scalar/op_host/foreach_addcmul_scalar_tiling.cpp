@@ -32,9 +32,9 @@ int64_t DtypeKey(ge::DataType dtype, int64_t &bytes, int64_t &computeBytes) {
       bytes = 4;
       computeBytes = 4;
       return 2;
-    case ge::DT_FLOAT16:  // FLOAT16
+    case ge::DT_FLOAT16:  // FLOAT16, computed in FLOAT
       bytes = 2;
-      computeBytes = 2;
+      computeBytes = 4;
       return 1;
     case ge::DT_BF16:  // BF16, computed in FLOAT
       bytes = 2;

@@ -161,19 +161,20 @@ struct MulAxpyOp {
   }
 };
 
-template <typename T, typename C, typename TilingData>
+template <typename T, typename C, typename S, typename TilingData>
 __aicore__ inline void RunForeachAddcmulScalar(GM_ADDR x1, GM_ADDR x2, GM_ADDR x3, GM_ADDR scalar, GM_ADDR y,
                                                const TilingData &t) {
   const int64_t core = static_cast<int64_t>(GetBlockIdx());
   if (core >= t.needCoreNum) {
     return;
   }
-  GlobalTensor<C> scalarGm;
-  scalarGm.SetGlobalBuffer((__gm__ C *)scalar, 1);
+  GlobalTensor<S> scalarGm;  // the scalar's one-element tensor, S: its dtype (converted to C once per core)
+  scalarGm.SetGlobalBuffer((__gm__ S *)scalar, 1);
   KernelForeachAddcmulScalar<T, C, MulAxpyOp<C>> op;
   GM_ADDR lists[3] = {x1, x2, x3};
   op.Init(lists, y, t.tensorDataCountList, t.tensorStartList[core], t.tensorStartOffsetList[core],
-          t.tensorEndList[core], t.tensorEndOffsetList[core], t.inputsTensorUbSize, MulAxpyOp<C>{scalarGm.GetValue(0)});
+          t.tensorEndList[core], t.tensorEndOffsetList[core], t.inputsTensorUbSize,
+          MulAxpyOp<C>{static_cast<C>(scalarGm.GetValue(0))});
   op.Process();
 }
 }  // namespace
@@ -183,15 +184,15 @@ extern "C" __global__ __aicore__ void foreach_addcmul_scalar(GM_ADDR x1, GM_ADDR
   (void)workspace;
   GET_TILING_DATA(tilingData, tiling);
   if (TILING_KEY_IS(2)) {  // FLOAT
-    RunForeachAddcmulScalar<float, float>(x1, x2, x3, scalar, y, tilingData);
+    RunForeachAddcmulScalar<float, float, float>(x1, x2, x3, scalar, y, tilingData);
     return;
   }
-  if (TILING_KEY_IS(1)) {  // FLOAT16
-    RunForeachAddcmulScalar<half, half>(x1, x2, x3, scalar, y, tilingData);
+  if (TILING_KEY_IS(1)) {  // FLOAT16, computed in FLOAT
+    RunForeachAddcmulScalar<half, float, half>(x1, x2, x3, scalar, y, tilingData);
     return;
   }
   if (TILING_KEY_IS(4)) {  // BF16, computed in FLOAT
-    RunForeachAddcmulScalar<bfloat16_t, float>(x1, x2, x3, scalar, y, tilingData);
+    RunForeachAddcmulScalar<bfloat16_t, float, float>(x1, x2, x3, scalar, y, tilingData);
     return;
   }
 }

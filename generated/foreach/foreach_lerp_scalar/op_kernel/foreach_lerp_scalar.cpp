@@ -169,18 +169,19 @@ struct SubAxpyOp {
   }
 };
 
-template <typename T, typename C, typename TilingData>
+template <typename T, typename C, typename S, typename TilingData>
 __aicore__ inline void RunForeachLerpScalar(GM_ADDR x1, GM_ADDR x2, GM_ADDR weight, GM_ADDR y, const TilingData &t) {
   const int64_t core = static_cast<int64_t>(GetBlockIdx());
   if (core >= t.needCoreNum) {
     return;
   }
-  GlobalTensor<C> scalarGm;
-  scalarGm.SetGlobalBuffer((__gm__ C *)weight, 1);
+  GlobalTensor<S> scalarGm;  // the scalar's one-element tensor, S: its dtype (converted to C once per core)
+  scalarGm.SetGlobalBuffer((__gm__ S *)weight, 1);
   KernelForeachLerpScalar<T, C, SubAxpyOp<C>> op;
   GM_ADDR lists[2] = {x1, x2};
   op.Init(lists, y, t.tensorDataCountList, t.tensorStartList[core], t.tensorStartOffsetList[core],
-          t.tensorEndList[core], t.tensorEndOffsetList[core], t.inputsTensorUbSize, SubAxpyOp<C>{scalarGm.GetValue(0)});
+          t.tensorEndList[core], t.tensorEndOffsetList[core], t.inputsTensorUbSize,
+          SubAxpyOp<C>{static_cast<C>(scalarGm.GetValue(0))});
   op.Process();
 }
 }  // namespace
@@ -190,15 +191,15 @@ extern "C" __global__ __aicore__ void foreach_lerp_scalar(GM_ADDR x1, GM_ADDR x2
   (void)workspace;
   GET_TILING_DATA(tilingData, tiling);
   if (TILING_KEY_IS(2)) {  // FLOAT
-    RunForeachLerpScalar<float, float>(x1, x2, weight, y, tilingData);
+    RunForeachLerpScalar<float, float, float>(x1, x2, weight, y, tilingData);
     return;
   }
   if (TILING_KEY_IS(1)) {  // FLOAT16, computed in FLOAT
-    RunForeachLerpScalar<half, float>(x1, x2, weight, y, tilingData);
+    RunForeachLerpScalar<half, float, float>(x1, x2, weight, y, tilingData);
     return;
   }
   if (TILING_KEY_IS(4)) {  // BF16, computed in FLOAT
-    RunForeachLerpScalar<bfloat16_t, float>(x1, x2, weight, y, tilingData);
+    RunForeachLerpScalar<bfloat16_t, float, float>(x1, x2, weight, y, tilingData);
     return;
   }
 }

@@ -285,7 +285,7 @@ TEST_F(ForeachAddcmulScalarTiling, Ascend910B_FLOAT16_4x10x7) {
   ExpectLaunch(context, *workspace, 1ULL, 1U, 16777216ULL);
   const gert::TilingData &data = *context->GetRawTilingData();
   bool found = false;
-  EXPECT_EQ(FieldAt<int64_t>(data, 0, found), 16384LL) << "tiling field inputsTensorUbSize";
+  EXPECT_EQ(FieldAt<int64_t>(data, 0, found), 8192LL) << "tiling field inputsTensorUbSize";
   EXPECT_TRUE(found) << "tiling field inputsTensorUbSize";
   EXPECT_EQ(FieldAt<int64_t>(data, 8, found), 1LL) << "tiling field needCoreNum";
   EXPECT_TRUE(found) << "tiling field needCoreNum";
@@ -331,7 +331,7 @@ TEST_F(ForeachAddcmulScalarTiling, Ascend910B_FLOAT16_3000x1001) {
   ExpectLaunch(context, *workspace, 1ULL, 48U, 16777216ULL);
   const gert::TilingData &data = *context->GetRawTilingData();
   bool found = false;
-  EXPECT_EQ(FieldAt<int64_t>(data, 0, found), 16384LL) << "tiling field inputsTensorUbSize";
+  EXPECT_EQ(FieldAt<int64_t>(data, 0, found), 8192LL) << "tiling field inputsTensorUbSize";
   EXPECT_TRUE(found) << "tiling field inputsTensorUbSize";
   EXPECT_EQ(FieldAt<int64_t>(data, 8, found), 48LL) << "tiling field needCoreNum";
   EXPECT_TRUE(found) << "tiling field needCoreNum";
@@ -377,7 +377,7 @@ TEST_F(ForeachAddcmulScalarTiling, Ascend910B_FLOAT16_0x5) {
   ExpectLaunch(context, *workspace, 1ULL, 0U, 16777216ULL);
   const gert::TilingData &data = *context->GetRawTilingData();
   bool found = false;
-  EXPECT_EQ(FieldAt<int64_t>(data, 0, found), 16384LL) << "tiling field inputsTensorUbSize";
+  EXPECT_EQ(FieldAt<int64_t>(data, 0, found), 8192LL) << "tiling field inputsTensorUbSize";
   EXPECT_TRUE(found) << "tiling field inputsTensorUbSize";
   EXPECT_EQ(FieldAt<int64_t>(data, 8, found), 0LL) << "tiling field needCoreNum";
   EXPECT_TRUE(found) << "tiling field needCoreNum";
@@ -423,7 +423,7 @@ TEST_F(ForeachAddcmulScalarTiling, Ascend910B_FLOAT16_scalar) {
   ExpectLaunch(context, *workspace, 1ULL, 1U, 16777216ULL);
   const gert::TilingData &data = *context->GetRawTilingData();
   bool found = false;
-  EXPECT_EQ(FieldAt<int64_t>(data, 0, found), 16384LL) << "tiling field inputsTensorUbSize";
+  EXPECT_EQ(FieldAt<int64_t>(data, 0, found), 8192LL) << "tiling field inputsTensorUbSize";
   EXPECT_TRUE(found) << "tiling field inputsTensorUbSize";
   EXPECT_EQ(FieldAt<int64_t>(data, 8, found), 1LL) << "tiling field needCoreNum";
   EXPECT_TRUE(found) << "tiling field needCoreNum";
@@ -837,7 +837,7 @@ TEST_F(ForeachAddcmulScalarTiling, Ascend910_93_FLOAT16_4x10x7) {
   ExpectLaunch(context, *workspace, 1ULL, 1U, 16777216ULL);
   const gert::TilingData &data = *context->GetRawTilingData();
   bool found = false;
-  EXPECT_EQ(FieldAt<int64_t>(data, 0, found), 16384LL) << "tiling field inputsTensorUbSize";
+  EXPECT_EQ(FieldAt<int64_t>(data, 0, found), 8192LL) << "tiling field inputsTensorUbSize";
   EXPECT_TRUE(found) << "tiling field inputsTensorUbSize";
   EXPECT_EQ(FieldAt<int64_t>(data, 8, found), 1LL) << "tiling field needCoreNum";
   EXPECT_TRUE(found) << "tiling field needCoreNum";
@@ -883,7 +883,7 @@ TEST_F(ForeachAddcmulScalarTiling, Ascend910_93_FLOAT16_3000x1001) {
   ExpectLaunch(context, *workspace, 1ULL, 48U, 16777216ULL);
   const gert::TilingData &data = *context->GetRawTilingData();
   bool found = false;
-  EXPECT_EQ(FieldAt<int64_t>(data, 0, found), 16384LL) << "tiling field inputsTensorUbSize";
+  EXPECT_EQ(FieldAt<int64_t>(data, 0, found), 8192LL) << "tiling field inputsTensorUbSize";
   EXPECT_TRUE(found) << "tiling field inputsTensorUbSize";
   EXPECT_EQ(FieldAt<int64_t>(data, 8, found), 48LL) << "tiling field needCoreNum";
   EXPECT_TRUE(found) << "tiling field needCoreNum";
@@ -929,7 +929,7 @@ TEST_F(ForeachAddcmulScalarTiling, Ascend910_93_FLOAT16_0x5) {
   ExpectLaunch(context, *workspace, 1ULL, 0U, 16777216ULL);
   const gert::TilingData &data = *context->GetRawTilingData();
   bool found = false;
-  EXPECT_EQ(FieldAt<int64_t>(data, 0, found), 16384LL) << "tiling field inputsTensorUbSize";
+  EXPECT_EQ(FieldAt<int64_t>(data, 0, found), 8192LL) << "tiling field inputsTensorUbSize";
   EXPECT_TRUE(found) << "tiling field inputsTensorUbSize";
   EXPECT_EQ(FieldAt<int64_t>(data, 8, found), 0LL) << "tiling field needCoreNum";
   EXPECT_TRUE(found) << "tiling field needCoreNum";
@@ -975,7 +975,7 @@ TEST_F(ForeachAddcmulScalarTiling, Ascend910_93_FLOAT16_scalar) {
   ExpectLaunch(context, *workspace, 1ULL, 1U, 16777216ULL);
   const gert::TilingData &data = *context->GetRawTilingData();
   bool found = false;
-  EXPECT_EQ(FieldAt<int64_t>(data, 0, found), 16384LL) << "tiling field inputsTensorUbSize";
+  EXPECT_EQ(FieldAt<int64_t>(data, 0, found), 8192LL) << "tiling field inputsTensorUbSize";
   EXPECT_TRUE(found) << "tiling field inputsTensorUbSize";
   EXPECT_EQ(FieldAt<int64_t>(data, 8, found), 1LL) << "tiling field needCoreNum";
   EXPECT_TRUE(found) << "tiling field needCoreNum";
@@ -1389,7 +1389,7 @@ TEST_F(ForeachAddcmulScalarTiling, Ascend950_FLOAT16_4x10x7) {
   ExpectLaunch(context, *workspace, 1ULL, 1U, 16777216ULL);
   const gert::TilingData &data = *context->GetRawTilingData();
   bool found = false;
-  EXPECT_EQ(FieldAt<int64_t>(data, 0, found), 21152LL) << "tiling field inputsTensorUbSize";
+  EXPECT_EQ(FieldAt<int64_t>(data, 0, found), 10576LL) << "tiling field inputsTensorUbSize";
   EXPECT_TRUE(found) << "tiling field inputsTensorUbSize";
   EXPECT_EQ(FieldAt<int64_t>(data, 8, found), 1LL) << "tiling field needCoreNum";
   EXPECT_TRUE(found) << "tiling field needCoreNum";
@@ -1435,7 +1435,7 @@ TEST_F(ForeachAddcmulScalarTiling, Ascend950_FLOAT16_3000x1001) {
   ExpectLaunch(context, *workspace, 1ULL, 50U, 16777216ULL);
   const gert::TilingData &data = *context->GetRawTilingData();
   bool found = false;
-  EXPECT_EQ(FieldAt<int64_t>(data, 0, found), 21152LL) << "tiling field inputsTensorUbSize";
+  EXPECT_EQ(FieldAt<int64_t>(data, 0, found), 10576LL) << "tiling field inputsTensorUbSize";
   EXPECT_TRUE(found) << "tiling field inputsTensorUbSize";
   EXPECT_EQ(FieldAt<int64_t>(data, 8, found), 50LL) << "tiling field needCoreNum";
   EXPECT_TRUE(found) << "tiling field needCoreNum";
@@ -1481,7 +1481,7 @@ TEST_F(ForeachAddcmulScalarTiling, Ascend950_FLOAT16_0x5) {
   ExpectLaunch(context, *workspace, 1ULL, 0U, 16777216ULL);
   const gert::TilingData &data = *context->GetRawTilingData();
   bool found = false;
-  EXPECT_EQ(FieldAt<int64_t>(data, 0, found), 21152LL) << "tiling field inputsTensorUbSize";
+  EXPECT_EQ(FieldAt<int64_t>(data, 0, found), 10576LL) << "tiling field inputsTensorUbSize";
   EXPECT_TRUE(found) << "tiling field inputsTensorUbSize";
   EXPECT_EQ(FieldAt<int64_t>(data, 8, found), 0LL) << "tiling field needCoreNum";
   EXPECT_TRUE(found) << "tiling field needCoreNum";
@@ -1527,7 +1527,7 @@ TEST_F(ForeachAddcmulScalarTiling, Ascend950_FLOAT16_scalar) {
   ExpectLaunch(context, *workspace, 1ULL, 1U, 16777216ULL);
   const gert::TilingData &data = *context->GetRawTilingData();
   bool found = false;
-  EXPECT_EQ(FieldAt<int64_t>(data, 0, found), 21152LL) << "tiling field inputsTensorUbSize";
+  EXPECT_EQ(FieldAt<int64_t>(data, 0, found), 10576LL) << "tiling field inputsTensorUbSize";
   EXPECT_TRUE(found) << "tiling field inputsTensorUbSize";
   EXPECT_EQ(FieldAt<int64_t>(data, 8, found), 1LL) << "tiling field needCoreNum";
   EXPECT_TRUE(found) << "tiling field needCoreNum";
