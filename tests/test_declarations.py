@@ -310,17 +310,24 @@ def test_op_check_null_on_a_char_pointer_does_not_compile(tmp_path: Path) -> Non
 PARAMS_TABLE = PATHS.root / "tests" / "data" / "cann_aclnn_params.yaml"
 
 
-def _param_names(text: str, function: str) -> list[str] | None:
-    """The parameter names of the declaration of ``function`` in C header text (None when not declared)."""
+def _canonical(decl: str) -> str:
+    """A C parameter declaration with its spacing normalised: ``const aclTensor* x`` -> ``const aclTensor *x``."""
+    return re.sub(r"\s*(\*+)\s*", r" \1", " ".join(decl.split())).strip()
+
+
+def _params(text: str, function: str) -> list[str] | None:
+    """The parameter declarations (type, constness and name; :func:`_canonical`) of the declaration of
+    ``function`` in C header text, in order (None when not declared)."""
     found = re.search(rf"\b{function}\s*\(([^)]*)\)\s*;", _strip(text))
     if found is None:
         return None
-    return [re.findall(r"[A-Za-z_]\w*", p)[-1] for p in found.group(1).split(",")]
+    return [_canonical(p) for p in found.group(1).split(",")]
 
 
-def test_every_generated_aclnn_header_has_cann_parameter_names() -> None:
-    """Both phases of every generated aclnn API name their parameters as CANN's header does, in order (a
-    caller by name, or a reader of CANN's docs, meets the same names)."""
+def test_every_generated_aclnn_header_declares_cann_parameters() -> None:
+    """Both phases of every generated aclnn API declare their parameters as CANN's header does, in order:
+    names (a caller by name, or a reader of CANN's docs, meets the same names), types and constness, the
+    top-level ``const`` of a by-value parameter included (``const int64_t dim``, ``const aclrtStream stream``)."""
     table = yaml.safe_load(PARAMS_TABLE.read_text(encoding="utf-8"))["apis"]
     headers = sorted(GENERATED.rglob("op_api/aclnn_*.h"))
     assert len(headers) >= 29
@@ -333,7 +340,7 @@ def test_every_generated_aclnn_header_has_cann_parameter_names() -> None:
         name = api.group(1)
         assert name in table, f"{name} ({header}) has no entry in {PARAMS_TABLE.name}"
         seen.add(name)
-        got = (_param_names(text, f"{name}GetWorkspaceSize"), _param_names(text, name))
+        got = (_params(text, f"{name}GetWorkspaceSize"), _params(text, name))
         want = (table[name]["phase1"], table[name]["phase2"])
         if got != want:
             wrong[name] = {"generated": got, "CANN": want, "source": table[name]["source"]}
@@ -341,13 +348,19 @@ def test_every_generated_aclnn_header_has_cann_parameter_names() -> None:
     assert seen == set(table), f"entries without a generated API: {sorted(set(table) - seen)}"
     for entry in table.values():
         assert re.match(r"hicann/ops-nn \S+/(op_api/aclnn_\w+\.h|docs/aclnn\w+\.md)", entry["source"]), entry
+        assert all(d == _canonical(d) for d in (*entry["phase1"], *entry["phase2"])), entry
 
 
-def test_the_parameter_names_are_compared() -> None:
-    """The comparison can fail: the name the generator once gave aclnnSoftshrinkBackward's scalar (`lambd`)
-    is not CANN's (`lambda`)."""
+def test_the_parameters_are_compared() -> None:
+    """The comparison can fail: on a name (the one the generator once gave aclnnSoftshrinkBackward's scalar,
+    `lambd`, is not CANN's `lambda`) and on a by-value parameter's top-level const (aclnnGather's dim)."""
     old = "aclnnStatus aclnnSoftshrinkBackwardGetWorkspaceSize(const aclTensor *gradOutput, const aclTensor *self, "
     old += "const aclScalar *lambd, aclTensor *gradInput, uint64_t *workspaceSize, aclOpExecutor **executor);"
     table = yaml.safe_load(PARAMS_TABLE.read_text(encoding="utf-8"))["apis"]
-    assert _param_names(old, "aclnnSoftshrinkBackwardGetWorkspaceSize") != table["aclnnSoftshrinkBackward"]["phase1"]
-    assert table["aclnnSoftshrinkBackward"]["phase1"][2] == "lambda"
+    assert _params(old, "aclnnSoftshrinkBackwardGetWorkspaceSize") != table["aclnnSoftshrinkBackward"]["phase1"]
+    assert table["aclnnSoftshrinkBackward"]["phase1"][2] == "const aclScalar *lambda"
+    plain = "aclnnStatus aclnnGatherGetWorkspaceSize(const aclTensor* self, int64_t dim, const aclTensor* index, "
+    plain += "aclTensor* out, uint64_t* workspaceSize, aclOpExecutor** executor);"
+    got = _params(plain, "aclnnGatherGetWorkspaceSize")
+    assert got is not None and got[1] == "int64_t dim" and table["aclnnGather"]["phase1"][1] == "const int64_t dim"
+    assert got[:1] + got[2:] == table["aclnnGather"]["phase1"][:1] + table["aclnnGather"]["phase1"][2:]

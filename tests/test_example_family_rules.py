@@ -202,6 +202,9 @@ def _calls(op: str) -> Iterator[dict[str, Any]]:
     elif op == "ForeachAddListV2":
         for a, b in itertools.product([(2, 2), (4,), (2, 3)], [(2, 2), (4,), (2, 3), (3, 2)]):
             yield {"x1": np.zeros(a, f32), "x2": np.zeros(b, f32), "alpha": 1.0}
+    elif op == "ForeachAddcmulScalarV2":  # a third list: its tensor's shape against the first's as well
+        for a, b, c3 in itertools.product([(2, 2), (4,)], [(2, 2), (4,), (2, 3)], [(2, 2), (4,), (3, 2)]):
+            yield {"x1": np.zeros(a, f32), "x2": np.zeros(b, f32), "x3": np.zeros(c3, f32), "scalar": 1.0}
     elif op == "Softmax":
         for x, d in itertools.product([(2, 3), (4,), ()], [-3, -2, -1, 0, 1, 2]):
             yield {"self": np.zeros(x, f32), "dim": d}
@@ -261,7 +264,7 @@ def test_the_row_reduce_rules_agree_with_the_generated_l2_api(
     assert 0 < refused < calls
 
 
-@pytest.mark.parametrize("op", ["EmbeddingDenseBackward", "ForeachAddListV2"])
+@pytest.mark.parametrize("op", ["EmbeddingDenseBackward", "ForeachAddListV2", "ForeachAddcmulScalarV2"])
 def test_the_index_and_list_rules_agree_with_the_generated_l2_api(
     op: str, built_op: Callable[[str, str], OpCallable]
 ) -> None:

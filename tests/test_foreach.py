@@ -17,8 +17,10 @@ import pytest
 
 from codegen.check.case_run import run_case
 from codegen.check.reference import load_reference
+from codegen.families.foreach.cases.values import scalar_dtype
 from codegen.registry import family
 from codegen.runner import AclnnError, OpCallable
+from codegen.spec.model import DType
 from codegen.specs import load_project
 
 torch = pytest.importorskip("torch", reason="PyTorch (the test's oracle) is not installed: pip install -e '.[test]'")
@@ -309,15 +311,18 @@ def test_vector_work_is_ops_nn(op: str, api: str, built_op: Callable[[str, str],
     elements), in every dtype, equal ops-nn's hand count (bench/ops_nn_counts.yaml, counted from its kernels):
     one instruction per element (FLOAT, FLOAT16), with the casts of each input list up and the result back
     for BF16; aclnnForeachAddListV2 ``Muls`` and ``Add`` (2) and on BF16 one ``Axpy`` into x1's fp32 copy
-    between the casts (4, where ``Muls`` and ``Add`` took 5); an INT32 list (where the spec lists it) one
-    instruction per element in int32 (aclnnForeachAddListV2: ``Muls`` and ``Add``, 2, as ops-nn's
+    between the casts (4, where ``Muls`` and ``Add`` took 5); an entry's ``generated_below`` figure where the
+    generated kernel does less than ops-nn's (aclnnForeachLerpScalar's longer path with the weight 0.75 keeps
+    x2's fp32 copy: 5 where ops-nn casts x2 twice, 6); an INT32 or INT16 list (where the spec lists it) one
+    instruction per element in its own dtype (aclnnForeachAddListV2: ``Muls`` and ``Add``, 2, as ops-nn's
     AddListNormalAdapter)."""
     import yaml
 
     from codegen.runner import ScalarArg
 
     counts = Path(__file__).resolve().parent.parent / "bench" / "ops_nn_counts.yaml"
-    want = yaml.safe_load(counts.read_text(encoding="utf-8"))[api]["element_ops_per_element"]
+    entry = yaml.safe_load(counts.read_text(encoding="utf-8"))[api]
+    want = {**entry["element_ops_per_element"], **(entry.get("generated_below") or {})}
     spec = next(s for s in SPECS.values() if s.op == op)
     f = built_op(op, PRODUCT)
     shapes = [(40000,), (), (3, 7), (0,), (1000,)]
@@ -332,8 +337,47 @@ def test_vector_work_is_ops_nn(op: str, api: str, built_op: Callable[[str, str],
         if dtype not in [d.name for d in spec.inputs[0].dtypes]:
             continue
         lists = {t.name: _list(shapes, store, seed=k) for k, t in enumerate(spec.inputs)}
-        kernel = {"FLOAT16": "FLOAT16", "INT32": "INT32"}.get(dtype, "FLOAT")
-        scalars = {a.name: ScalarArg(3 if dtype == "INT32" else 0.75, kernel) for a in spec.attrs if a.type == "scalar"}
+        kernel_scalar = scalar_dtype(spec, DType[dtype])  # the dtype the scalar's device tensor takes
+        value = 3 if DType[dtype].is_integer else 0.75
+        scalars = {
+            a.name: ScalarArg(value, kernel_scalar.name) for a in spec.attrs if a.type == "scalar" and kernel_scalar
+        }
         f(**lists, **scalars)
         elements = sum(int(c["vector_elements"]) for launch in f.last_stats["launches"] for c in launch["cores"])
         assert elements == want[dtype] * sum(a.size for a in lists[spec.inputs[0].name]), dtype
+
+
+@pytest.mark.parametrize(
+    ("op", "dtype", "store", "tile"),
+    [
+        # 196608 bytes of UB (Ascend910B's 192 KiB) over two tiles per input list and no output tile (the result is
+        # copied out of an input tile): three FLOAT lists 3 * 2 * 4 = 24 bytes per element (with two output tiles as
+        # the two-list ops have, 32: 6144); BF16 3 * 2 * 2 + 3 FLOAT copies * 4 = 24; FLOAT16, computed in FLOAT16,
+        # 3 * 2 * 2 = 12
+        ("foreach_addcmul_scalar_v2", "FLOAT", np.float32, 196608 // 24),
+        ("foreach_addcmul_scalar_v2", "BF16", ml_dtypes.bfloat16, 196608 // 24),
+        ("foreach_addcmul_scalar_v2", "FLOAT16", np.float16, 196608 // 24),
+        # two FLOAT16 lists computed in FLOAT (the FLOAT weight): 2 * 2 * 2 + 2 * 4 = 16
+        ("foreach_lerp_scalar", "FLOAT16", np.float16, 196608 // 16),
+    ],
+)
+def test_the_tile_shrinks_with_each_input_list(
+    op: str, dtype: str, store: object, tile: int, built_op: Callable[[str, str], OpCallable]
+) -> None:
+    """What a list form adds: the tiling function's tile (``inputsTensorUbSize``) counts every input list and no
+    output tile, the kernel's buffers fit the UB with it on a list that needs several tiles, and ``opgen explain``
+    prints the same tile and the UB bytes it takes."""
+    from codegen.explain import explain
+    from codegen.runner import ScalarArg
+
+    spec = SPECS[op]
+    f = built_op(op, PRODUCT)
+    lists = {t.name: _list([(3 * tile + 5,), (7,)], store, seed=k) for k, t in enumerate(spec.inputs)}
+    kernel_scalar = scalar_dtype(spec, DType[dtype])
+    assert kernel_scalar is not None
+    (attr,) = [a.name for a in spec.attrs if a.type == "scalar"]
+    f(**lists, **{attr: ScalarArg(0.25, kernel_scalar.name)})
+    (launch,) = f.last_stats["launches"]
+    assert launch["tiling"]["inputsTensorUbSize"] == tile
+    text = explain(spec, CATALOGUE.get(PRODUCT), "64,64", dtype)
+    assert f"of {tile} elements" in text and "no output tile" in text

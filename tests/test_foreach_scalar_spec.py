@@ -2,18 +2,24 @@
 aclnnForeachMulScalarV2: the OpDef registers the one-element tensor in ops-nn's columns (ForeachMulScalar's
 ``scalar``: FLOAT16 beside a FLOAT16 ``x``, FLOAT beside FLOAT and BF16, INT32 beside INT32; hicann/ops-nn
 foreach/foreach_mul_scalar/op_host/foreach_mul_scalar_def.cpp), and a wrong ``like`` or ``dtype_map`` is one
-error at its own line and field. Expected texts are written out here, never produced by the generator."""
+error at its own line and field; an integer list the kernels do not compute is one error at the compute
+entry; a formula of three lists that is no list form (aclnnForeachAddcmulScalarV2's
+with another operator or the lists in another order) is one error at its line naming the forms it could be.
+Expected texts are written out here, never produced by the generator."""
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import pytest
 
+from codegen.families.foreach.plan.tiling import op_compute_dtype
 from codegen.paths import project_paths
 from codegen.plan.opdef import opdef_view
 from codegen.spec.errors import SpecErrors
 from codegen.spec.loader import load_op_spec
+from codegen.spec.model import DType
 from codegen.specs import load_project
 
 CATALOGUE, SPECS = load_project()
@@ -73,6 +79,82 @@ def _line(tmp_path: Path, text: str, needle: str) -> str:
 def test_a_wrong_scalar_carrier_is_one_error_at_its_field(tmp_path: Path, entry: str, field: str, message: str) -> None:
     text, errs = _errors(tmp_path, entry)
     assert errs == [f"{_line(tmp_path, text, entry)}: {field}: {message}"]
+
+
+@pytest.mark.parametrize(
+    ("formula", "message"),
+    [
+        # a formula of three lists and the scalar that is no list form: the forms it could be, at its line
+        (
+            '"x1 + scalar * x2 - x3"',
+            "the foreach family computes x1 + scalar * x2 * x3; got 'x1 + scalar * x2 - x3'",
+        ),
+        # the lists in another order than the spec's
+        (
+            '"x2 + scalar * x1 * x3"',
+            "the foreach family computes x1 + scalar * x2 * x3; got 'x2 + scalar * x1 * x3'",
+        ),
+    ],
+)
+def test_a_three_list_formula_outside_the_list_forms_is_one_error_at_its_line(
+    tmp_path: Path, formula: str, message: str
+) -> None:
+    op = "foreach_addcmul_scalar_v2"
+    text = (project_paths().specs / f"{op}.yaml").read_text()
+    entry = 'out: "x1 + scalar * x2 * x3"'
+    assert text.count(entry) == 1
+    text = text.replace(entry, f"out: {formula}")
+    path = tmp_path / f"{op}.yaml"
+    path.write_text(text)
+    with pytest.raises(SpecErrors) as err:
+        load_op_spec(path, CATALOGUE)
+    assert list(tmp_path.iterdir()) == [path]
+    line = next(i + 1 for i, t in enumerate(text.splitlines()) if t.strip() == f"out: {formula}")
+    assert [str(e) for e in err.value.errors] == [f"{path}:{line}: compute.out: {message}"]
+
+
+@pytest.mark.parametrize(
+    ("listed", "message"),
+    [
+        (
+            "[BF16]",
+            "computed_in_float lists FLOAT16, a dtype of 'x1'; got 'BF16' (BF16 is always computed in FLOAT, "
+            "FLOAT in itself)",
+        ),
+        (
+            "[FLOAT]",
+            "computed_in_float lists FLOAT16, a dtype of 'x1'; got 'FLOAT' (BF16 is always computed in "
+            "FLOAT, FLOAT in itself)",
+        ),
+    ],
+)
+def test_computed_in_float_takes_float16_only(tmp_path: Path, listed: str, message: str) -> None:
+    """``computed_in_float`` names the FLOAT16 lists a kernel casts up (ops-nn's half path of the op); another
+    dtype is an error at its line, and nothing is written."""
+    op = "foreach_addcmul_scalar_v2"
+    text = (project_paths().specs / f"{op}.yaml").read_text()
+    entry = "computed_in_float: [FLOAT16]"
+    assert text.count(entry) == 1
+    text = text.replace(entry, f"computed_in_float: {listed}")
+    path = tmp_path / f"{op}.yaml"
+    path.write_text(text)
+    with pytest.raises(SpecErrors) as err:
+        load_op_spec(path, CATALOGUE)
+    assert list(tmp_path.iterdir()) == [path]
+    line = next(i + 1 for i, t in enumerate(text.splitlines()) if "computed_in_float:" in t)
+    assert [str(e) for e in err.value.errors] == [f"{path}:{line}: compute.computed_in_float[0]: {message}"]
+
+
+def test_computed_in_float_casts_float16_tiles_up() -> None:
+    """The FLOAT16 branch of aclnnForeachAddcmulScalarV2's kernel computes in float and reads its FLOAT16 scalar
+    tensor as half (ops-nn's AddcMulScalarAdapter<half>); the spec without the key would compute in half."""
+    _, specs = load_project()
+    spec = specs["foreach_addcmul_scalar_v2"]
+    assert op_compute_dtype(spec, DType.FLOAT16) is DType.FLOAT
+    kernel = (project_paths().generated / spec.folder / "op_kernel" / f"{spec.kernel}.cpp").read_text()
+    assert "<half, float, half>(" in kernel and "<bfloat16_t, float, float>(" in kernel
+    plain = dataclasses.replace(spec, compute=dataclasses.replace(spec.compute, in_float=()))
+    assert op_compute_dtype(plain, DType.FLOAT16) is DType.FLOAT16
 
 
 @pytest.mark.parametrize(

@@ -144,8 +144,9 @@ def test_every_recorded_entry_names_its_opdef_file_and_covers_the_specs() -> Non
     INT32 powers (ForeachPowScalar: ops-nn computes them by AscendC Power's int32_t form on Ascend910B-class
     products and by a SIMT loop of other negative-exponent results on Ascend950, where AscendC documents Power
     for half and float only; the family has one lowering on every product, so the spec lists floating lists
-    only). The family computes INT32 and INT16 lists where its instruction takes int32_t and int16_t
-    (ForeachMaximumScalar's OpDef is then ops-nn's)."""
+    only), and INT32 lists of three-list forms (ForeachAddcmulScalar: its list form ends in Axpy, which takes
+    floating tiles only). The family computes INT32 and INT16 lists where its instruction takes int32_t and
+    int16_t (ForeachMaximumScalar's OpDef is then ops-nn's)."""
     for name, entry in RECORDED.items():
         assert entry["source"].startswith("hicann/ops-nn ") and entry["source"].endswith("_def.cpp"), name
         assert sorted(s for group in entry["dtypes"] for s in group.split(",")) == sorted(entry["socs"]), name
@@ -155,6 +156,7 @@ def test_every_recorded_entry_names_its_opdef_file_and_covers_the_specs() -> Non
         "EmbeddingRows",
         "ForeachAddList",
         "ForeachAddScalar",
+        "ForeachAddcmulScalar",
         "ForeachMulList",
         "ForeachMulScalar",
         "ForeachPowScalar",

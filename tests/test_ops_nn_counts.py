@@ -38,7 +38,17 @@ def test_every_aclnn_api_has_exactly_one_entry() -> None:
 @pytest.mark.parametrize("api", sorted(entries()))
 def test_entry_names_a_source_or_a_formula_minimum_and_positive_counts(api: str) -> None:
     entry = entries()[api]
-    assert set(entry) <= {"source", "formula_minimum", "product", "element_ops_per_element", "note", "generated_above"}
+    assert set(entry) <= {
+        "source",
+        "formula_minimum",
+        "product",
+        "element_ops_per_element",
+        "note",
+        "generated_above",
+        "generated_below",
+    }
+    for dtype, value in (entry.get("generated_below") or {}).items():  # a foreach kernel that does less: say why
+        assert value < entry["element_ops_per_element"][dtype] and "generated_below" in entry["note"], (dtype, value)
     source = entry.get("source")
     if source is None:
         assert isinstance(entry.get("formula_minimum"), dict), f"{api}: no source and no formula_minimum"

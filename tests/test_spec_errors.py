@@ -235,9 +235,10 @@ def test_optional_input_defaults(tmp_path: Path, catalogue: Catalogue) -> None:
 def test_unknown_top_level_key(tmp_path: Path, catalogue: Catalogue) -> None:
     f, errs = bad(tmp_path, catalogue, ("deterministic: true\n", "deterministic: true\nbackend: cuda\n"))
     assert errs == [
-        f"{f}:8: backend: unknown key 'backend'; allowed: attrs, category, compute, constraints, "
-        "deterministic, deterministic_gm_atomics, device, dtype_combos, example, family, graph, inputs, kernel, notes, "
-        "op, op_type, outputs, phase2_header_names, products, promote_type, shape_status, signature, summary, tiling"
+        f"{f}:8: backend: unknown key 'backend'; allowed: attrs, category, compute, const_stream, constraints, "
+        "deterministic, deterministic_gm_atomics, device, dtype_combos, example, family, graph, inputs, "
+        "kernel, notes, op, op_type, outputs, phase2_header_names, products, promote_type, shape_status, signature, "
+        "summary, tiling"
     ]
 
 
@@ -281,6 +282,46 @@ def test_header_names_rename_the_header_only(tmp_path: Path, catalogue: Catalogu
     spec = load_op_spec(path, catalogue)
     assert (spec.attrs[0].name, spec.attrs[0].c_name, spec.outputs[0].c_name) == ("reduction", "lambda", "out")
     assert spec.phase2_header_names == ("workspace", "workspaceSize", "executor", "s")
+
+
+def test_const_by_value_params_reach_the_header(tmp_path: Path, catalogue: Catalogue) -> None:
+    """``const: true`` on a by-value attr and ``const_stream: true`` declare them ``const`` as CANN's header
+    does; ``const`` is a boolean, and an error on a pointer attr (an aclScalar or ``char *``), whose
+    declaration CANN fixes."""
+    from codegen.plan.signature import signature
+    from codegen.plan.views import OpView
+
+    path = tmp_path / STEM
+    text = edit(BASE, "    type: int64\n", "    type: int64\n    const: true\n")
+    path.write_text(edit(text, "deterministic: true\n", "deterministic: true\nconst_stream: true\n"))
+    spec = load_op_spec(path, catalogue)
+    assert [p.header_decl for p in signature(spec)][3] == "const int64_t reduction"
+    assert OpView.of(spec).phase2_decl.endswith(", const aclrtStream stream")
+    path.write_text(BASE)
+    spec = load_op_spec(path, catalogue)
+    assert [p.header_decl for p in signature(spec)][3] == "int64_t reduction"
+    assert OpView.of(spec).phase2_decl.endswith(", aclrtStream stream")
+    f, errs = bad(
+        tmp_path,
+        catalogue,
+        ("    type: int64\n", "    type: int64\n    const: 1\n"),
+        ("deterministic: true\n", "deterministic: true\nconst_stream: yes\n"),
+    )
+    assert errs == [
+        f"{f}:8: const_stream: expected true or false, got string 'yes'",
+        f"{f}:25: attrs[0].const: expected true or false, got integer 1",
+    ]
+    f, errs = bad(
+        tmp_path,
+        catalogue,
+        ("    type: int64\n    values: {0: none, 1: mean, 2: sum}\n", "    type: scalar\n    const: true\n"),
+        ('  out: "-target * gradOutput * sigmoid(-target * self) * norm"', '  out: "-target * gradOutput"'),
+        ('    norm: "1 / numel(out) if reduction == 1 else 1"', '    norm: "reduction"'),
+    )
+    assert errs == [
+        f"{f}:24: attrs[0].const: const is only for a by-value attr; a scalar attr is a 'const aclScalar *' as "
+        "CANN declares it"
+    ]
 
 
 def test_deterministic_gm_atomics_must_be_a_boolean(tmp_path: Path, catalogue: Catalogue) -> None:
@@ -810,8 +851,8 @@ def test_several_errors_in_one_file_are_all_reported_in_line_order(tmp_path: Pat
     assert errs == [
         f"{f}:5: family: duplicate key 'family' (first at line 4)",
         f"{f}:19: inputs[2].dtypes[2]: unknown dtype 'BF32'; allowed: {DTYPES}",
-        f"{f}:24: attrs[0].kind: unknown key 'kind'; allowed: default, description, dtypes, header_name, length, name, "
-        "type, values",
+        f"{f}:24: attrs[0].kind: unknown key 'kind'; allowed: const, default, description, dtypes, header_name, "
+        "length, name, type, values",
         f"{f}:40: tiling.buffer_num: 0 is out of range; allowed: 1..8",
     ]
     with pytest.raises(SpecErrors) as info:

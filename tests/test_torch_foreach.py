@@ -126,6 +126,36 @@ def test_foreach_pow_runs_the_generated_op_but_for_the_exponents_pytorch_takes_a
         assert torch.equal(r.isnan(), w.isnan())
 
 
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16, torch.float16])
+def test_foreach_lerp_and_addcmul_run_the_generated_ops(dtype: torch.dtype) -> None:
+    # lerp with the weights 0.25 (x1 + w * d) and 0.75 (x2 + (w - 1) * d, PyTorch's other form): the products are
+    # exact (powers of two times d), so both compute one rounding of the sum in fp32 (then to the list's dtype):
+    # bit for bit. addcmul with value -0.5: the op rounds the product t1 * t2 (Mul, as ops-nn's kernel) and then
+    # the sum (Axpy), in FLOAT16 for a FLOAT16 list (its scalar tensor's dtype) and in fp32 otherwise; PyTorch
+    # fuses x1 + value * t1 * t2 into one fp32 rounding (a multiply-add): within an ULP of the result plus the
+    # product's rounding times |value|
+    g = torch.Generator().manual_seed(11)
+    shapes = [(3, 4), (5,), (), (0,), (33,), (700,)]
+    x1, x2, x3 = ([(torch.rand(s, generator=g) * 20 - 10).to(dtype) for s in shapes] for _ in range(3))
+    want_lerp = [torch._foreach_lerp(x1, x2, w) for w in (0.25, 0.75)]
+    want_addcmul = torch._foreach_addcmul(x1, x2, x3, value=-0.5)
+    in_place = [t.clone() for t in x1]
+    with ct.ops("Ascend910B") as ran:
+        lerp = [torch._foreach_lerp(x1, x2, w) for w in (0.25, 0.75)]
+        assert torch._foreach_lerp_(in_place, x2, 0.75) is None
+        addcmul = torch._foreach_addcmul(x1, x2, x3, value=-0.5)
+    assert ran.generated == {"ForeachLerpScalar": 3, "ForeachAddcmulScalarV2": 1}
+    assert not any(k.startswith(("_foreach_lerp", "_foreach_addcmul")) for k in ran.eager)
+    for got, want in zip([*lerp[0], *lerp[1], *in_place], [*want_lerp[0], *want_lerp[1], *want_lerp[1]]):
+        assert got.dtype == want.dtype and got.shape == want.shape and torch.equal(got, want)
+    compute_eps = 2.0**-11 if dtype == torch.float16 else 2.0**-24
+    for got, want, a, b in zip(addcmul, want_addcmul, x2, x3):
+        assert got.dtype == want.dtype and got.shape == want.shape
+        ulp = torch.finfo(dtype).eps * want.double().abs().clamp_min(torch.finfo(dtype).tiny)
+        bound = ulp + 0.5 * (a.double() * b.double()).abs() * compute_eps
+        assert bool(((got.double() - want.double()).abs() <= bound).all())
+
+
 def test_a_python_int_with_integer_lists_runs_the_generated_ops() -> None:
     # a Python int beside an int32 list is an INT64 aclScalar (a DOUBLE one the API refuses for an integer list,
     # which made the call silently eager); sums and products wrap around as PyTorch's int32 and int16 arithmetic;

@@ -148,7 +148,7 @@ def _signature_params(spec: OpSpec) -> list[SignatureParam]:
                 )
             )
         else:
-            decl = f"{ATTR_TYPE_INFO[a.type].c_type} {a.name}"
+            decl = f"{'const ' if a.const else ''}{ATTR_TYPE_INFO[a.type].c_type} {a.name}"
             params.append(SignatureParam(a.name, decl, decl, a.name, "attr"))
     for t in spec.outputs:
         kind = "aclTensorList" if t.is_list else "aclTensor"

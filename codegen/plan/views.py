@@ -58,7 +58,8 @@ class OpView:
             family=spec.family,
             input_names=spec.input_names,
             tiling=TilingParamsView(t.ub_reserved_bytes, t.min_bytes_per_core, t.buffer_num),
-            phase2_decl=f"void *{workspace}, uint64_t {size}, aclOpExecutor *{executor}, aclrtStream {stream}",
+            phase2_decl=f"void *{workspace}, uint64_t {size}, aclOpExecutor *{executor}, "
+            f"{'const ' if spec.const_stream else ''}aclrtStream {stream}",
         )
 
 

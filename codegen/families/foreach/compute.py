@@ -13,7 +13,9 @@ the one input list (``sqrt(x)``), an operator of :data:`BINARY_OPERATORS` betwee
 (``x1 * x2``), each tensor of the second list of its tensor's shape in the first, or an operator of
 :data:`SCALAR_OPERATORS` (or a call of :data:`SCALAR_FUNCTIONS`, ``max(x, scalar)``) between the one input list
 and a ``scalar`` attr (``x * scalar``: the aclScalar
-reaches the kernel as a one-element device tensor, the spec's ``device`` input carrying the attr). Every
+reaches the kernel as a one-element device tensor, the spec's ``device`` input carrying the attr), or, over any
+number of input lists and a scalar attr, a formula of :data:`LIST_FORMS` (``x1 + weight * (x2 - x1)``,
+``x1 + scalar * x2 * x3``: a short instruction sequence whose result lands in an input list's tile). Every
 problem is recorded at its line; the model is frozen.
 """
 
@@ -23,8 +25,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from codegen.spec.errors import SourceLoc, SpecError
-from codegen.spec.expr import Binary, Call, Name, parse_expr, to_source
+from codegen.spec.errors import NO_LOC, SourceLoc, SpecError
+from codegen.spec.expr import Binary, Call, Expr, Name, parse_expr, to_source
 from codegen.spec.model import DType
 from codegen.spec.yaml_reader.nodes import YScalar
 
@@ -53,12 +55,18 @@ class UnaryFunction:
             kernel_operator_vec_ternary_scalar_intf.h), which the kernel runs where ``a`` is a scratch tile whose
             value is dead afterwards (BF16's fp32 copy of the tile: one instruction fewer than ``Muls`` then the
             operator); None where the operator has none.
+        pattern: for a :data:`LIST_FORMS` entry, the formula it lowers, its input lists as ``{0}``, ``{1}``, ...
+            (in spec order) and the scalar attr as ``{s}``; None otherwise.
+        steps: for a :data:`LIST_FORMS` entry, the C++ statements of its ``Apply(t, count)``: vector instructions
+            on the input lists' tiles ``t[0]``, ``t[1]``, ... (scratch: each may be overwritten) in the compute
+            dtype ``C`` with the scalar ``value``, ending in ``return k;``, the tile that holds the result (the
+            kernel copies that tile out, or casts it back, as ops-nn's "implicit output" foreach kernels).
         integer: whether the instruction (and ``Muls`` before it in a scaled form) takes int16_t and int32_t
             tiles, so an INT32 or INT16 list is computed in its own dtype (asc-devkit: ``Add``, ``Sub``, ``Mul``,
-            ``Adds``, ``Muls`` and ``Maxs``
-            take half, float, int16_t and int32_t on NpuArch 2201 and 3510; ``Sqrt``, ``Div`` take half and float;
-            ``Power``'s integer form is left out, see :data:`SCALAR_FUNCTIONS`). An integer add or product wraps
-            around (two's complement), as the vector unit's.
+            ``Adds``, ``Muls`` and ``Maxs`` take half, float, int16_t and int32_t on NpuArch 2201 and 3510;
+            ``Sqrt``, ``Div`` and ``Axpy`` take half and float; ``Power``'s integer form is left out, see
+            :data:`SCALAR_FUNCTIONS`). An integer add or product wraps around (two's complement), as the vector
+            unit's.
     """
 
     name: str
@@ -67,6 +75,8 @@ class UnaryFunction:
     arity: int = 1
     scalar: bool = False
     fused: str | None = None
+    pattern: str | None = None
+    steps: tuple[str, ...] = ()
     integer: bool = False
 
 
@@ -111,8 +121,57 @@ SCALAR_FUNCTIONS: dict[str, UnaryFunction] = {
 #: that tile is scratch; ops-nn's ForeachAddList kernel runs ``Axpy``), by formula operator.
 SCALED_OPERATORS: dict[str, UnaryFunction] = {
     f.name: f
-    for f in (UnaryFunction("+", "Add", "the sum with the scalar times the second list", 2, True, "Axpy", True),)
+    for f in (
+        UnaryFunction("+", "Add", "the sum with the scalar times the second list", 2, True, "Axpy", integer=True),
+    )
 }
+
+#: Formulas over two or more input lists and a scalar attr, each lowered to a short sequence of vector
+#: instructions on the lists' tiles whose result lands in one of them (no output tile: the kernel copies the result
+#: tile out), by pattern (see :attr:`UnaryFunction.pattern` and :attr:`UnaryFunction.steps`). Each is the
+#: instruction sequence of ops-nn's kernel of that formula (foreach/foreach_lerp_scalar: Sub, then Axpy from the
+#: nearer end, choosing it by ``|weight| < 0.5`` as PyTorch's lerp does; foreach/foreach_addcmul_scalar: Mul,
+#: then Axpy), with no cast of an input again.
+LIST_FORMS: tuple[UnaryFunction, ...] = (
+    UnaryFunction(
+        "lerp",
+        "SubAxpy",
+        "the linear interpolation from the first list to the second by the scalar",
+        2,
+        True,
+        None,
+        "{0} + {s} * ({1} - {0})",
+        (
+            "const float weight = static_cast<float>(value);",
+            "if (weight < 0.5f && weight > -0.5f) {  // from the start: x1 + w * (x2 - x1)",
+            "  Sub(t[1], t[1], t[0], count);",
+            "  PipeBarrier<PIPE_V>();",
+            "  Axpy(t[0], t[1], value, count);",
+            "  return 0;",
+            "}",
+            "// from the end: x2 + (w - 1) * (x2 - x1)",
+            "Sub(t[0], t[1], t[0], count);",
+            "PipeBarrier<PIPE_V>();",
+            "Axpy(t[1], t[0], static_cast<C>(weight - 1.0f), count);",
+            "return 1;",
+        ),
+    ),
+    UnaryFunction(
+        "addcmul",
+        "MulAxpy",
+        "the first list plus the scalar times the product of the other two",
+        3,
+        True,
+        None,
+        "{0} + {s} * {1} * {2}",
+        (
+            "Mul(t[1], t[1], t[2], count);",
+            "PipeBarrier<PIPE_V>();",
+            "Axpy(t[0], t[1], value, count);",
+            "return 0;",
+        ),
+    ),
+)
 
 #: The dtypes the family's kernels take (FLOAT16 and BF16 tiles are computed in fp32 where the op says so; INT32
 #: and INT16 in their own dtype, by an instruction whose ``integer`` is set).
@@ -136,6 +195,9 @@ class ForeachCompute:
         formula: the formula's text, as written.
         loc: the ``compute`` entry.
         scalar: the scalar attr the formula reads (a :data:`SCALAR_OPERATORS` form), or None.
+        in_float: the ``computed_in_float`` key: list dtypes (FLOAT16) whose tiles the kernel casts to FLOAT and
+            computes there, as ops-nn's kernel of the op does (its AddcMulScalarAdapter for half); BF16 tiles
+            always are. Empty: a FLOAT16 list is computed in the dtype its scalar reaches the kernel in.
     """
 
     sources: tuple[str, ...]
@@ -144,6 +206,13 @@ class ForeachCompute:
     formula: str
     loc: SourceLoc
     scalar: str | None = None
+    in_float: tuple[DType, ...] = ()
+
+    @property
+    def implicit_output(self) -> bool:
+        """Whether the result lands in an input list's tile (a :data:`LIST_FORMS` entry): the kernel has no output
+        tiles."""
+        return bool(self.function.steps)
 
     @property
     def source(self) -> str:
@@ -164,21 +233,32 @@ def parse_compute(node: YNode, ctx: ComputeContext) -> ForeachCompute | None:
     :data:`UNARY_FUNCTIONS` on the one input, an operator of :data:`BINARY_OPERATORS` between the two
     inputs in their spec order, one of :data:`SCALAR_OPERATORS` between the one input and the op's one
     ``scalar`` attr (``x * scalar``) or a call of :data:`SCALAR_FUNCTIONS` on both (``max(x, scalar)``), or
-    with two inputs and a scalar attr one of :data:`SCALED_OPERATORS` (``x1 + alpha * x2``); an integer dtype
-    (:data:`FOREACH_INTEGER_DTYPES`) only where the formula's instruction takes it (``integer``). Every problem
-    is recorded in ``ctx.reader`` at its line.
+    with two inputs and a scalar attr one of :data:`SCALED_OPERATORS` (``x1 + alpha * x2``), or with any number
+    of inputs and a scalar attr a pattern of :data:`LIST_FORMS` with the inputs in their spec order; an
+    integer dtype (:data:`FOREACH_INTEGER_DTYPES`) only where the formula's instruction takes it (``integer``),
+    INT16 in no scalar form (:data:`FOREACH_SCALAR_INTEGER_DTYPES`). Every problem is recorded in ``ctx.reader``
+    at its line.
 
     Returns:
         The model, or None when a key is missing or wrong.
     """
     r = ctx.reader
     out_names = [t.name for t in ctx.outputs]
-    m = r.mapping(node, out_names[:1])
+    m = r.mapping(node, out_names[:1], ("computed_in_float",))
     if m is None:
         return None
     ok = True
-    if len(ctx.inputs) not in (1, 2) or len(ctx.outputs) != 1:
-        r.error(node, "a foreach op has one or two input tensor lists and one output tensor list")
+    in_float: tuple[DType, ...] = ()
+    if "computed_in_float" in m and ctx.inputs:
+        listed = r.strings(m["computed_in_float"])
+        for item, name in listed:
+            if name != DType.FLOAT16.name or DType.FLOAT16 not in ctx.inputs[0].dtypes:
+                why = "" if name == DType.FLOAT16.name else " (BF16 is always computed in FLOAT, FLOAT in itself)"
+                r.error(item, f"computed_in_float lists FLOAT16, a dtype of '{ctx.inputs[0].name}'; got '{name}'{why}")
+                ok = False
+        in_float = (DType.FLOAT16,) if ok and listed else ()
+    if not ctx.inputs or len(ctx.outputs) != 1:
+        r.error(node, "a foreach op has one or more input tensor lists and one output tensor list")
         return None
     src, dst = ctx.inputs[0], ctx.outputs[0]
     for t in (*ctx.inputs, dst):
@@ -205,21 +285,23 @@ def parse_compute(node: YNode, ctx: ComputeContext) -> ForeachCompute | None:
     names = tuple(t.name for t in ctx.inputs)
     scalars = tuple(a.name for a in ctx.attrs if a.type == "scalar")
     scalar = scalars[0] if len(scalars) == 1 else None
-    function = (
+    function = _list_form(expr, names, scalar) or (
         _scaled(expr, names, scalar) if len(names) == 2 and scalar is not None else _lowering(expr, names, scalar)
     )
     if function is None:
-        forms = (
-            [f"{f}({names[0]})" for f in UNARY_FUNCTIONS]
-            if len(names) == 1 and scalar is None
-            else [f"{names[0]} {o} {scalar}" for o in SCALAR_OPERATORS]
-            + [f"{f}({names[0]}, {scalar})" for f in SCALAR_FUNCTIONS]
-            if len(names) == 1
-            else [f"{names[0]} {o} {scalar} * {names[1]}" for o in SCALED_OPERATORS]
-            if scalar is not None
-            else [f"{names[0]} {o} {names[1]}" for o in BINARY_OPERATORS]
-        )
-        r.error(formula_node, f"the foreach family computes {', '.join(forms)}; got '{text}'")
+        forms = [_form_text(f, names, scalar) for f in LIST_FORMS if f.arity == len(names) and scalar is not None]
+        if len(names) == 1 and scalar is None:
+            forms += [f"{f}({names[0]})" for f in UNARY_FUNCTIONS]
+        elif len(names) == 1:
+            forms += [f"{names[0]} {o} {scalar}" for o in SCALAR_OPERATORS]
+            forms += [f"{f}({names[0]}, {scalar})" for f in SCALAR_FUNCTIONS]
+        elif len(names) == 2 and scalar is not None:
+            forms += [f"{names[0]} {o} {scalar} * {names[1]}" for o in SCALED_OPERATORS]
+        elif len(names) == 2:
+            forms += [f"{names[0]} {o} {names[1]}" for o in BINARY_OPERATORS]
+        with_scalar = " and a scalar attr" if scalar is not None else ""
+        computes = ", ".join(forms) if forms else f"no formula over {len(names)} input lists{with_scalar}"
+        r.error(formula_node, f"the foreach family computes {computes}; got '{text}'")
         return None
     integers = [d for d in src.dtypes if d in FOREACH_INTEGER_DTYPES]
     if integers and not function.integer:
@@ -239,7 +321,7 @@ def parse_compute(node: YNode, ctx: ComputeContext) -> ForeachCompute | None:
         ok = False
     if not ok:
         return None
-    return ForeachCompute(names, dst.name, function, text, node.loc, scalar if function.scalar else None)
+    return ForeachCompute(names, dst.name, function, text, node.loc, scalar if function.scalar else None, in_float)
 
 
 def _lowering(expr: object, names: tuple[str, ...], scalar: str | None) -> UnaryFunction | None:
@@ -258,6 +340,27 @@ def _lowering(expr: object, names: tuple[str, ...], scalar: str | None) -> Unary
         return BINARY_OPERATORS[expr.op]
     if len(names) == 1 and scalar is not None and expr.op in SCALAR_OPERATORS and pair == (names[0], scalar):
         return SCALAR_OPERATORS[expr.op]
+    return None
+
+
+def _form_text(form: UnaryFunction, names: tuple[str, ...], scalar: str | None) -> str:
+    """``form``'s pattern with the input lists ``names`` and the scalar attr written in."""
+    assert form.pattern is not None
+    return form.pattern.format(*names, s=scalar)
+
+
+def _list_form(expr: object, names: tuple[str, ...], scalar: str | None) -> UnaryFunction | None:
+    """The :data:`LIST_FORMS` entry whose pattern, with the input lists ``names`` (spec order) and the scalar attr
+    written in, is ``expr`` (compared in the formula language's canonical text), or None."""
+    if scalar is None or not isinstance(expr, Expr):
+        return None
+    text = to_source(expr)
+    for form in LIST_FORMS:
+        if form.arity != len(names):
+            continue
+        want = parse_expr(_form_text(form, names, scalar), NO_LOC, "compute")
+        if to_source(want) == text:
+            return form
     return None
 
 

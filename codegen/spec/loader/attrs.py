@@ -31,10 +31,15 @@ _STRING_VALUE = re.compile(r"[A-Za-z0-9_.\-]{1,64}")
 
 def read_attr(st: ParseState, node: YNode) -> AttrSpec:
     """One entry of ``attrs`` (``name``, ``type``, ``description``; ``values``, ``default``, ``dtypes``,
-    ``header_name``, ``length``). An attr whose type is unknown is poisoned (expressions naming it are not
+    ``header_name``, ``length``, ``const``). An attr whose type is unknown is poisoned (expressions naming it are not
     checked). Problems are recorded; the returned attr then holds what could be read."""
     r = st.r
-    m = r.mapping(node, ("name", "type", "description"), ("values", "default", "dtypes", "header_name", "length")) or {}
+    m = (
+        r.mapping(
+            node, ("name", "type", "description"), ("values", "default", "dtypes", "header_name", "length", "const")
+        )
+        or {}
+    )
     name = read_tensor_name(st, m["name"], "<attr>") if "name" in m else "<attr>"
     type_ = ""
     if "type" in m:
@@ -86,7 +91,13 @@ def read_attr(st: ParseState, node: YNode) -> AttrSpec:
     if "default" in m and default is None:
         st.unread_defaults.add(name)
     header_name = read_header_name(st, m.get("header_name"), name)
-    return AttrSpec(name, type_, values, default, description, node.loc, scalar_dtypes, header_name)
+    const = False
+    if "const" in m and type_ in ("scalar", "string"):
+        kind = "const aclScalar *" if type_ == "scalar" else "char *"
+        r.error(m["const"], f"const is only for a by-value attr; a {type_} attr is a '{kind}' as CANN declares it")
+    elif "const" in m:
+        const = bool(r.boolean(m["const"]))
+    return AttrSpec(name, type_, values, default, description, node.loc, scalar_dtypes, header_name, None, const)
 
 
 def _read_array_attr(
@@ -98,9 +109,10 @@ def _read_array_attr(
     within int64, or booleans). ``values`` and ``dtypes`` are refused. Expression scopes leave arrays out, so
     an expression naming one is an unknown name."""
     r = st.r
-    for key in ("values", "dtypes"):
+    for key in ("values", "dtypes", "const"):
         if key in m:
-            r.error(m[key], f"{key} are not allowed for {a_or_an(type_)} {type_} attr")
+            what = "is" if key == "const" else "are"
+            r.error(m[key], f"{key} {what} not allowed for {a_or_an(type_)} {type_} attr")
     length: tuple[int, int] | None = None
     if "length" not in m:
         r.error(

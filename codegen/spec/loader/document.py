@@ -80,6 +80,7 @@ _ROOT_OPTIONAL = (
     "dtype_combos",
     "shape_status",
     "phase2_header_names",
+    "const_stream",
     "promote_type",
 )
 
@@ -285,6 +286,7 @@ def parse_op_spec(st: ParseState) -> OpSpec | None:
             shape_status = s
 
     phase2 = read_phase2_header_names(st, m["phase2_header_names"]) if "phase2_header_names" in m else PHASE2_NAMES
+    const_stream = bool(r.boolean(m["const_stream"])) if "const_stream" in m else False
     promote_type = read_promote_type(st, m["promote_type"], family, outputs) if "promote_type" in m else "input"
 
     if compute is not None and bool(getattr(compute, "output_mask", False)):
@@ -317,6 +319,7 @@ def parse_op_spec(st: ParseState) -> OpSpec | None:
         dtype_combos=dtype_combos,
         shape_status=shape_status,
         phase2_header_names=phase2,
+        const_stream=const_stream,
         promote_type=promote_type,
     )
 

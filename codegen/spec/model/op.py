@@ -107,6 +107,8 @@ class OpSpec:
         phase2_header_names: the ``phase2_header_names`` key: CANN's header names of phase 2's parameters
             (``workspace``, ``workspaceSize``, ``executor``, ``stream``, in that order) where the header does
             not use those, e.g. aclnnGeluBackward's ``workspace_size``).
+        const_stream: the ``const_stream`` key: CANN's header declares phase 2's stream ``const aclrtStream``
+            (aclnnGather); the generated header does too.
         shape_status: the ``shape_status`` key: the aclnnStatus the L2 API returns for a tensor of a wrong
             shape (default 161002, ACLNN_ERR_PARAM_INVALID; CANN's aclnnRmsNorm documents 561002).
         promote_type: the ``promote_type`` key: the dtype the device op runs in, CANN's ``promoteType``.
@@ -142,6 +144,7 @@ class OpSpec:
     dtype_combos: tuple[DtypeCombo, ...] = ()
     shape_status: int = int(AclnnStatus.ACLNN_ERR_PARAM_INVALID)
     phase2_header_names: tuple[str, str, str, str] = PHASE2_NAMES
+    const_stream: bool = False
     category: str = ""
     promote_type: str = "input"
 

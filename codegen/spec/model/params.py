@@ -149,6 +149,9 @@ class AttrSpec:
 
     In expressions, ``uint64`` attrs are read as ``int64`` (CANN's convention for e.g. ``paddingIdx``).
     ``header_name``: as :attr:`TensorSpec.header_name` (e.g. ``lambda``, a Python keyword, for ``lambd``).
+    ``const``: a by-value attr (``int64``, ``uint64``, ``bool``, ``double``, ``float``) that CANN's header declares
+    ``const`` (aclnnGather's ``const int64_t dim``); the declaration then says so. The calling convention is the
+    same either way; the header reads as CANN's.
     """
 
     name: str
@@ -167,6 +170,7 @@ class AttrSpec:
     #: ``(n, n)``; ``1 <= lo <= hi <=`` :data:`MAX_ARRAY_LENGTH`); None for other types and for an array of
     #: any length (``length: any``, :data:`ANY_LENGTH`).
     length: tuple[int, int] | None = None
+    const: bool = False
 
     @property
     def c_name(self) -> str:

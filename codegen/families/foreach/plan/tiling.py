@@ -30,17 +30,39 @@ def compute_dtype(dtype: DType) -> DType:
     return DType.FLOAT if dtype is DType.BF16 else dtype
 
 
+def op_compute_dtype(spec: OpSpec, dtype: DType) -> DType:
+    """The dtype ``spec`` computes a list of ``dtype`` in: for a scalar form, the dtype of the one-element tensor
+    its device op gets for that list (the scalar's device input, ``like`` the list with its ``dtype_map``: the
+    kernel computes in the dtype it reads the scalar in, as ops-nn's foreach kernels do; aclnnForeachLerpScalar's
+    FLOAT weight beside a FLOAT16 list: FLOAT16 computed in FLOAT); otherwise :func:`compute_dtype`. A dtype the
+    compute section's ``computed_in_float`` lists is computed in FLOAT (the scalar then read in its own dtype and
+    converted)."""
+    comp = spec.compute
+    if dtype in getattr(comp, "in_float", ()):
+        return DType.FLOAT
+    scalar = getattr(comp, "scalar", None)
+    carrier = next((d for d in spec.device_interface.inputs if d.like is not None and d.source == scalar), None)
+    return compute_dtype(dtype) if scalar is None or carrier is None else carrier.like_dtype(dtype)
+
+
+def output_tiles(spec: OpSpec) -> int:
+    """Output tile lists of the kernel: 0 where the result lands in an input list's tile and is copied out from
+    there (a ``LIST_FORMS`` formula), else 1."""
+    return 0 if getattr(spec.compute, "implicit_output", False) else 1
+
+
 def tile_elements(spec: OpSpec, product: Product, dtype: DType) -> int:
     """Elements of one UB tile (a multiple of a 32-byte block's elements): the UB after the spec's reserved
-    bytes, over two tiles of ``dtype`` per input list and two output tiles and, where the op computes in a
-    wider dtype, one tile of that dtype per input list.
+    bytes, over two tiles of ``dtype`` per input list and two output tiles (none where the result lands in an
+    input tile, :func:`output_tiles`) and, where the op computes in a wider dtype, one tile of that dtype per input
+    list: with three input lists each tile is smaller than with one.
 
     Raises:
         ValueError: the UB holds no tile of one block.
     """
     inputs = len(spec.inputs)
-    per_element = (inputs + 1) * TILE_BUFFERS * dtype.itemsize
-    wide = compute_dtype(dtype)
+    per_element = (inputs + output_tiles(spec)) * TILE_BUFFERS * dtype.itemsize
+    wide = op_compute_dtype(spec, dtype)
     if wide is not dtype:
         per_element += inputs * wide.itemsize
     block = UB_BLOCK_BYTES // dtype.itemsize

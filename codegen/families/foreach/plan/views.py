@@ -8,7 +8,14 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from codegen.families.foreach.compute import ForeachCompute
-from codegen.families.foreach.plan.tiling import DTYPE_KEYS, MAX_LIST_CORES, TILE_BUFFERS, TILING_FIELDS, compute_dtype
+from codegen.families.foreach.plan.tiling import (
+    DTYPE_KEYS,
+    MAX_LIST_CORES,
+    TILE_BUFFERS,
+    TILING_FIELDS,
+    op_compute_dtype,
+    output_tiles,
+)
 from codegen.families.foreach.plan.ut import ut_infer_cases, ut_tiling_cases
 from codegen.plan import doc_lines, doc_tables
 from codegen.plan.constraints import ConstraintChecks
@@ -53,7 +60,10 @@ class ListRoles:
     ``instruction`` and the formula text ``formula``; for a scalar form, the aclnn ``scalar`` attr, the device
     input ``device_scalar`` carrying it and its dtype per list dtype ``scalar_dtypes`` (else None and empty);
     ``fused``, the one instruction a scaled form runs into the first list's tile where that tile is a scratch
-    copy (BF16's fp32 tile; :attr:`codegen.families.foreach.compute.UnaryFunction.fused`), else None."""
+    copy (BF16's fp32 tile; :attr:`codegen.families.foreach.compute.UnaryFunction.fused`), else None; ``steps``,
+    the C++ statements of a list form's ``Apply`` (:attr:`~codegen.families.foreach.compute.UnaryFunction.steps`:
+    the result lands in an input tile, the kernel has no output tiles), else empty; ``output_tiles``, the output
+    tile lists the kernel and the tiling count (0 or 1)."""
 
     source: str
     sources: tuple[str, ...]
@@ -68,13 +78,16 @@ class ListRoles:
     device_scalar: str | None = None
     scalar_dtypes: tuple[ScalarDtype, ...] = ()
     fused: str | None = None
+    steps: tuple[str, ...] = ()
+    output_tiles: int = 1
 
 
 @dataclass(frozen=True)
 class KernelBranch:
     """One branch of the kernel entry: its tiling ``key``, the dtype's ``ge_name``, the tensors' kernel ``type``
     and the ``compute_type`` a tile is computed in, and their bytes per element (``bytes``,
-    ``compute_bytes``)."""
+    ``compute_bytes``); ``scalar_type``: the kernel type the scalar's one-element tensor holds for this dtype ("" for
+    an op without a scalar)."""
 
     key: int
     ge_name: str
@@ -83,6 +96,7 @@ class KernelBranch:
     bytes: int
     compute_bytes: int
     comment: str
+    scalar_type: str = ""
 
 
 @dataclass(frozen=True)
@@ -217,20 +231,26 @@ def roles_of(spec: OpSpec) -> ListRoles:
         carrier.name if carrier is not None else None,
         scalar_dtypes,
         comp.function.fused if comp.scalar is not None else None,
+        comp.function.steps,
+        output_tiles(spec),
     )
 
 
 def _branches(spec: OpSpec) -> list[KernelBranch]:
-    src = spec.tensor(compute_of(spec).source)
+    comp = compute_of(spec)
+    src = spec.tensor(comp.source)
+    wide = {d: op_compute_dtype(spec, d) for d in src.dtypes}
+    carrier = next((t for t in spec.device_interface.inputs if t.like is not None and t.source == comp.scalar), None)
     return [
         KernelBranch(
             DTYPE_KEYS[d],
             d.ge_name,
             d.kernel_type,
-            compute_dtype(d).kernel_type,
+            wide[d].kernel_type,
             d.itemsize,
-            compute_dtype(d).itemsize,
-            d.name + ("" if compute_dtype(d) is d else f", computed in {compute_dtype(d).name}"),
+            wide[d].itemsize,
+            d.name + ("" if wide[d] is d else f", computed in {wide[d].name}"),
+            carrier.like_dtype(d).kernel_type if carrier is not None and comp.scalar is not None else "",
         )
         for d in src.dtypes
     ]
@@ -260,6 +280,8 @@ def _status_rows(spec: OpSpec) -> list[StatusRow]:
 
 def _indexed(comp: ForeachCompute) -> str:
     """The formula with each list written as its tensor ``[i]`` (``x1[i] * x2[i]``, ``x[i] * scalar``)."""
+    if comp.function.pattern is not None:
+        return comp.function.pattern.format(*(f"{n}[i]" for n in comp.sources), s=comp.scalar)
     if comp.scalar is not None and comp.function.arity == 2:
         return f"{comp.sources[0]}[i] {comp.function.name} {comp.scalar} * {comp.sources[1]}[i]"
     if comp.scalar is not None and comp.function.name.isidentifier():
@@ -280,17 +302,7 @@ def _constraint_lines(spec: OpSpec) -> list[str]:
         f"`{s}` holds at most {MAX_LIST_TENSORS} tensors; each may be empty or 0-d, and may have a shape of its own.",
         f"An empty `{s}` (no tensor), or one whose tensors hold no element, returns success with workspace 0 and "
         "launches nothing.",
-        "BF16 is computed in FLOAT and rounded once (CAST_RINT); FLOAT and FLOAT16 in their own dtype"
-        + (
-            "; INT32 in int32"
-            + (
-                ", a result past int32's range wrapping around (two's complement)."
-                if comp.function.name in "+-*"
-                else "."
-            )
-            if any(d.is_integer for d in spec.tensor(s).all_dtypes)
-            else "."
-        ),
+        _compute_line(spec),
         *(
             [
                 f"`{comp.scalar}` reaches the kernel as a one-element tensor of the dtype the list is computed in "
@@ -303,8 +315,30 @@ def _constraint_lines(spec: OpSpec) -> list[str]:
     ]
 
 
+def _compute_line(spec: OpSpec) -> str:
+    """Which dtypes are computed in FLOAT (rounded once at the end) and which in their own."""
+    dtypes = spec.tensor(compute_of(spec).source).dtypes
+    wide = [d.name for d in dtypes if op_compute_dtype(spec, d) is not d]
+    own = [d.name for d in dtypes if op_compute_dtype(spec, d) is d]
+    parts = []
+    if wide:
+        parts.append(
+            f"{' and '.join(wide)} {'is' if len(wide) == 1 else 'are'} computed in FLOAT and rounded once (CAST_RINT)"
+        )
+    if own:
+        parts.append(f"{' and '.join(own)} in {'its' if len(own) == 1 else 'their'} own dtype")
+    if any(d.is_integer for d in dtypes) and compute_of(spec).function.name in "+-*":
+        parts[-1] += ", an integer result past its dtype's range wrapping around (two's complement)"
+    return "; ".join(parts) + "."
+
+
 def _tiling_lines(spec: OpSpec, products: list[Product]) -> list[str]:
     comp = compute_of(spec)
+    outs = (
+        f"{TILE_BUFFERS} output tiles"
+        if output_tiles(spec)
+        else "no output tile (the result is copied out of the input tile it lands in)"
+    )
     return [
         f"The tensors of `{comp.source}` are read as one stream of 32-byte blocks (each tensor's own blocks, a "
         "tensor's tail block partial) and split over the cores in equal block counts (give or take one), a core's "
@@ -313,8 +347,8 @@ def _tiling_lines(spec: OpSpec, products: list[Product]) -> list[str]:
         "at.",
         f"Cores: one per {spec.tiling.min_bytes_per_core} bytes of `{comp.source}` at least, at most the product's "
         f"vector cores (and {MAX_LIST_CORES}).",
-        f"UB holds {TILE_BUFFERS} input and {TILE_BUFFERS} output tiles (and one FLOAT tile for BF16); each tile is "
-        "moved by one DataCopyPad of its exact bytes.",
+        f"UB holds {TILE_BUFFERS} tiles per input list ({len(comp.sources)}) and {outs} (and one FLOAT tile per "
+        "input list for a dtype computed in FLOAT); each tile is moved by one DataCopyPad of its exact bytes.",
     ]
 
 

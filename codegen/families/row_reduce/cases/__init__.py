@@ -1,16 +1,16 @@
 """The case matrix of a row-reduce op on one product, derived from the family's tiling (not per op).
 
 Value cases per dtype: R = 1; a few rows of 10; the largest R whose rows fit UB and R just above it (the row is
-then cut into chunks, also with one dominant value per row at the first chunk's last element); R far larger than
-UB (4 chunks; 13 unless ``quick``); one more chunked row than cores (the first core takes two: what a row leaves
-for the next); a non-last dim (inner > 1), also with a negative dim and with more lines than fit UB (line
-chunks); fewer rows than cores; a 0-d tensor; empty tensors (a zero outer and a zero R); a large dynamic range
-(values up to about +-200: without the max subtraction exp overflows, without fp32 accumulation 16-bit sums lose
-the small terms); rows with +inf, -inf and NaN (also inside a multi-chunk row), lines with them along a non-last
-dim (inner 3), -inf line chunks before the finite ones (the line-chunked combine of a non-last dim);
-non-contiguous inputs (a transposed first input, the others every second element) and a strided out, along the
-last dim (and dim 0 unless ``quick``); many rows over all cores (a determinism case); rows of 64 elements, whose
-tiles are one GM range copied in one DMA.
+then cut into chunks, also with one dominant value per row at the first chunk's last element); R far larger than UB
+(4 chunks; 13 unless ``quick``); one more chunked row than cores (the first core takes two: what a row leaves for
+the next; in the ``dim`` form unless ``quick``); a non-last dim (inner > 1), also with a negative dim and with more
+lines than fit UB (line chunks); fewer rows than cores; a 0-d tensor; empty tensors (a zero outer and a zero R); a
+large dynamic range (values up to about +-200: without the max subtraction exp overflows, without fp32 accumulation
+16-bit sums lose the small terms); rows with +inf, -inf and NaN (also inside a multi-chunk row), lines with them
+along a non-last dim (inner 3), -inf line chunks before the finite ones (the line-chunked combine of a non-last
+dim); non-contiguous inputs (a transposed first input, the others every second element) and a strided out, along
+the last dim (and dim 0 unless ``quick``); many rows over all cores (a determinism case); rows of 64 elements,
+whose tiles are one GM range copied in one DMA.
 An ``out`` of another supported dtype than a FLOAT input is accepted and gets the result cast to it (CANN's
 rule: aclnn_softmax.cpp and the other row ops' op_api check ``out`` against the dtype list only and end with
 ``l0op::Cast(result, out->GetDataType())``).

@@ -49,8 +49,9 @@ def dim_value_cases(
     yield case(dt, (1, 3 * fit + 77), -1, "R far above UB (multi-chunk)")
     if not quick:  # many chunks: a combine or loop bound that goes wrong past a few chunks
         yield case(dt, (1, 12 * fit + 77), -1, "R of 13 chunks")
-    # one more chunked row than cores: the first core takes two (the per-row state carried from row to row)
-    yield case(dt, (product.vector_core_num + 1, fit + 1), -1, "chunked rows, two on the first core")
+        # one more chunked row than cores: the first core takes two (the per-row state carried from row to
+        # row; the rows form runs it in --quick too, where a column sum's partial also carries over)
+        yield case(dt, (product.vector_core_num + 1, fit + 1), -1, "chunked rows, two on the first core")
     yield case(dt, (3, 33, 5), 1, "inner 5 (non-last dim)")
     yield case(dt, (4, 6, 70), -3, "negative dim, inner 70")
     t = tiling_decision(spec, product, (1, 10**6, 3), 1, dt)

@@ -26,7 +26,7 @@ ACLNN_API aclnnStatus aclnnGeluBackwardGetWorkspaceSize(const aclTensor *gradOut
  * aclnnGeluBackward, phase 2: runs the plan of phase 1 on `stream`. Consumes the executor.
  */
 ACLNN_API aclnnStatus aclnnGeluBackward(void *workspace, uint64_t workspace_size, aclOpExecutor *executor,
-                                        aclrtStream stream);
+                                        const aclrtStream stream);
 
 #ifdef __cplusplus
 }

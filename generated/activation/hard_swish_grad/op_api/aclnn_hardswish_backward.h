@@ -25,7 +25,7 @@ ACLNN_API aclnnStatus aclnnHardswishBackwardGetWorkspaceSize(const aclTensor *gr
  * aclnnHardswishBackward, phase 2: runs the plan of phase 1 on `stream`. Consumes the executor.
  */
 ACLNN_API aclnnStatus aclnnHardswishBackward(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
-                                             aclrtStream stream);
+                                             const aclrtStream stream);
 
 #ifdef __cplusplus
 }

@@ -25,7 +25,7 @@ ACLNN_API aclnnStatus aclnnSoftshrinkBackwardGetWorkspaceSize(const aclTensor *g
  * aclnnSoftshrinkBackward, phase 2: runs the plan of phase 1 on `stream`. Consumes the executor.
  */
 ACLNN_API aclnnStatus aclnnSoftshrinkBackward(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
-                                              aclrtStream stream);
+                                              const aclrtStream stream);
 
 #ifdef __cplusplus
 }

@@ -27,7 +27,7 @@ ACLNN_API aclnnStatus aclnnThresholdBackwardGetWorkspaceSize(const aclTensor *gr
  * aclnnThresholdBackward, phase 2: runs the plan of phase 1 on `stream`. Consumes the executor.
  */
 ACLNN_API aclnnStatus aclnnThresholdBackward(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
-                                             aclrtStream stream);
+                                             const aclrtStream stream);
 
 #ifdef __cplusplus
 }

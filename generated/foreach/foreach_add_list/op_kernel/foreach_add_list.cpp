@@ -159,17 +159,18 @@ struct AddOp {
   }
 };
 
-template <typename T, typename C, typename TilingData>
+template <typename T, typename C, typename S, typename TilingData>
 __aicore__ inline void RunForeachAddList(GM_ADDR x1, GM_ADDR x2, GM_ADDR alpha, GM_ADDR y, const TilingData &t) {
   const int64_t core = static_cast<int64_t>(GetBlockIdx());
   if (core >= t.needCoreNum) {
     return;
   }
-  GlobalTensor<C> scalarGm;
-  scalarGm.SetGlobalBuffer((__gm__ C *)alpha, 1);
+  GlobalTensor<S> scalarGm;  // the scalar's one-element tensor, S: its dtype (converted to C once per core)
+  scalarGm.SetGlobalBuffer((__gm__ S *)alpha, 1);
   KernelForeachAddList<T, C, AddOp<C>> op;
   op.Init(x1, x2, y, t.tensorDataCountList, t.tensorStartList[core], t.tensorStartOffsetList[core],
-          t.tensorEndList[core], t.tensorEndOffsetList[core], t.inputsTensorUbSize, AddOp<C>{scalarGm.GetValue(0)});
+          t.tensorEndList[core], t.tensorEndOffsetList[core], t.inputsTensorUbSize,
+          AddOp<C>{static_cast<C>(scalarGm.GetValue(0))});
   op.Process();
 }
 }  // namespace
@@ -179,19 +180,19 @@ extern "C" __global__ __aicore__ void foreach_add_list(GM_ADDR x1, GM_ADDR x2, G
   (void)workspace;
   GET_TILING_DATA(tilingData, tiling);
   if (TILING_KEY_IS(2)) {  // FLOAT
-    RunForeachAddList<float, float>(x1, x2, alpha, y, tilingData);
+    RunForeachAddList<float, float, float>(x1, x2, alpha, y, tilingData);
     return;
   }
   if (TILING_KEY_IS(1)) {  // FLOAT16
-    RunForeachAddList<half, half>(x1, x2, alpha, y, tilingData);
+    RunForeachAddList<half, half, half>(x1, x2, alpha, y, tilingData);
     return;
   }
   if (TILING_KEY_IS(4)) {  // BF16, computed in FLOAT
-    RunForeachAddList<bfloat16_t, float>(x1, x2, alpha, y, tilingData);
+    RunForeachAddList<bfloat16_t, float, float>(x1, x2, alpha, y, tilingData);
     return;
   }
   if (TILING_KEY_IS(3)) {  // INT32
-    RunForeachAddList<int32_t, int32_t>(x1, x2, alpha, y, tilingData);
+    RunForeachAddList<int32_t, int32_t, int32_t>(x1, x2, alpha, y, tilingData);
     return;
   }
 }

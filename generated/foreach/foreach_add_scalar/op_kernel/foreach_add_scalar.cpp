@@ -139,17 +139,17 @@ struct AddsOp {
   }
 };
 
-template <typename T, typename C, typename TilingData>
+template <typename T, typename C, typename S, typename TilingData>
 __aicore__ inline void RunForeachAddScalar(GM_ADDR x, GM_ADDR scalar, GM_ADDR y, const TilingData &t) {
   const int64_t core = static_cast<int64_t>(GetBlockIdx());
   if (core >= t.needCoreNum) {
     return;
   }
-  GlobalTensor<C> scalarGm;
-  scalarGm.SetGlobalBuffer((__gm__ C *)scalar, 1);
+  GlobalTensor<S> scalarGm;  // the scalar's one-element tensor, S: its dtype (converted to C once per core)
+  scalarGm.SetGlobalBuffer((__gm__ S *)scalar, 1);
   KernelForeachAddScalar<T, C, AddsOp<C>> op;
   op.Init(x, y, t.tensorDataCountList, t.tensorStartList[core], t.tensorStartOffsetList[core], t.tensorEndList[core],
-          t.tensorEndOffsetList[core], t.inputsTensorUbSize, AddsOp<C>{scalarGm.GetValue(0)});
+          t.tensorEndOffsetList[core], t.inputsTensorUbSize, AddsOp<C>{static_cast<C>(scalarGm.GetValue(0))});
   op.Process();
 }
 }  // namespace
@@ -159,19 +159,19 @@ extern "C" __global__ __aicore__ void foreach_add_scalar(GM_ADDR x, GM_ADDR scal
   (void)workspace;
   GET_TILING_DATA(tilingData, tiling);
   if (TILING_KEY_IS(2)) {  // FLOAT
-    RunForeachAddScalar<float, float>(x, scalar, y, tilingData);
+    RunForeachAddScalar<float, float, float>(x, scalar, y, tilingData);
     return;
   }
   if (TILING_KEY_IS(1)) {  // FLOAT16
-    RunForeachAddScalar<half, half>(x, scalar, y, tilingData);
+    RunForeachAddScalar<half, half, half>(x, scalar, y, tilingData);
     return;
   }
   if (TILING_KEY_IS(4)) {  // BF16, computed in FLOAT
-    RunForeachAddScalar<bfloat16_t, float>(x, scalar, y, tilingData);
+    RunForeachAddScalar<bfloat16_t, float, float>(x, scalar, y, tilingData);
     return;
   }
   if (TILING_KEY_IS(3)) {  // INT32
-    RunForeachAddScalar<int32_t, int32_t>(x, scalar, y, tilingData);
+    RunForeachAddScalar<int32_t, int32_t, int32_t>(x, scalar, y, tilingData);
     return;
   }
 }

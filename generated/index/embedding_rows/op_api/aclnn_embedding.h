@@ -26,7 +26,7 @@ ACLNN_API aclnnStatus aclnnEmbeddingGetWorkspaceSize(const aclTensor *weight, co
  * aclnnEmbedding, phase 2: runs the plan of phase 1 on `stream`. Consumes the executor.
  */
 ACLNN_API aclnnStatus aclnnEmbedding(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
-                                     aclrtStream stream);
+                                     const aclrtStream stream);
 
 #ifdef __cplusplus
 }

@@ -48,7 +48,7 @@ const std::initializer_list<op::DataType> &IndexDtypeSupportList() {
   return LIST;
 }
 
-aclnnStatus CheckParams(const aclTensor *self, int64_t dim, const aclTensor *index, const aclTensor *out) {
+aclnnStatus CheckParams(const aclTensor *self, const int64_t dim, const aclTensor *index, const aclTensor *out) {
   OP_CHECK_NULL(self, return ACLNN_ERR_PARAM_NULLPTR);
   OP_CHECK_NULL(index, return ACLNN_ERR_PARAM_NULLPTR);
   OP_CHECK_NULL(out, return ACLNN_ERR_PARAM_NULLPTR);
@@ -121,8 +121,8 @@ aclnnStatus CheckParams(const aclTensor *self, int64_t dim, const aclTensor *ind
 extern "C" {
 #endif
 
-aclnnStatus aclnnGatherGetWorkspaceSize(const aclTensor *self, int64_t dim, const aclTensor *index, aclTensor *out,
-                                        uint64_t *workspaceSize, aclOpExecutor **executor) {
+aclnnStatus aclnnGatherGetWorkspaceSize(const aclTensor *self, const int64_t dim, const aclTensor *index,
+                                        aclTensor *out, uint64_t *workspaceSize, aclOpExecutor **executor) {
   OP_CHECK_COMM_INPUT(workspaceSize, executor);
   L2_DFX_PHASE_1(aclnnGather, DFX_IN(self, index, dim), DFX_OUT(out));
   auto uniqueExecutor = CREATE_EXECUTOR();

@@ -17,13 +17,14 @@ extern "C" {
  * index: INT64, INT32; rank 0-8.
  * out: FLOAT, FLOAT16, BF16, INT64, UINT64, INT32, UINT32, INT16, UINT16, INT8, UINT8, BOOL, DOUBLE; rank 0-8.
  */
-ACLNN_API aclnnStatus aclnnGatherGetWorkspaceSize(const aclTensor *self, int64_t dim, const aclTensor *index,
+ACLNN_API aclnnStatus aclnnGatherGetWorkspaceSize(const aclTensor *self, const int64_t dim, const aclTensor *index,
                                                   aclTensor *out, uint64_t *workspaceSize, aclOpExecutor **executor);
 
 /**
  * aclnnGather, phase 2: runs the plan of phase 1 on `stream`. Consumes the executor.
  */
-ACLNN_API aclnnStatus aclnnGather(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor, aclrtStream stream);
+ACLNN_API aclnnStatus aclnnGather(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
+                                  const aclrtStream stream);
 
 #ifdef __cplusplus
 }

@@ -49,7 +49,7 @@ const std::initializer_list<op::DataType> &IndexDtypeSupportList() {
   return LIST;
 }
 
-aclnnStatus CheckParams(const aclTensor *self, int64_t dim, const aclTensor *index, const aclTensor *source,
+aclnnStatus CheckParams(const aclTensor *self, const int64_t dim, const aclTensor *index, const aclTensor *source,
                         double alpha, const aclTensor *out) {
   (void)alpha;  // its null pointer is checked by the caller
   OP_CHECK_NULL(self, return ACLNN_ERR_PARAM_NULLPTR);
@@ -140,7 +140,7 @@ aclnnStatus CheckParams(const aclTensor *self, int64_t dim, const aclTensor *ind
 extern "C" {
 #endif
 
-aclnnStatus aclnnIndexAddGetWorkspaceSize(const aclTensor *self, int64_t dim, const aclTensor *index,
+aclnnStatus aclnnIndexAddGetWorkspaceSize(const aclTensor *self, const int64_t dim, const aclTensor *index,
                                           const aclTensor *source, const aclScalar *alpha, aclTensor *out,
                                           uint64_t *workspaceSize, aclOpExecutor **executor) {
   OP_CHECK_COMM_INPUT(workspaceSize, executor);

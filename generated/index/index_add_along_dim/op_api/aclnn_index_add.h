@@ -18,7 +18,7 @@ extern "C" {
  * source: FLOAT, FLOAT16, BF16, INT32, INT16, INT8, UINT8; rank 0-8.
  * out: FLOAT, FLOAT16, BF16, INT32, INT16, INT8, UINT8; rank 0-8.
  */
-ACLNN_API aclnnStatus aclnnIndexAddGetWorkspaceSize(const aclTensor *self, int64_t dim, const aclTensor *index,
+ACLNN_API aclnnStatus aclnnIndexAddGetWorkspaceSize(const aclTensor *self, const int64_t dim, const aclTensor *index,
                                                     const aclTensor *source, const aclScalar *alpha, aclTensor *out,
                                                     uint64_t *workspaceSize, aclOpExecutor **executor);
 

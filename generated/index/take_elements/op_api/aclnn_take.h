@@ -25,7 +25,8 @@ ACLNN_API aclnnStatus aclnnTakeGetWorkspaceSize(const aclTensor *self, const acl
 /**
  * aclnnTake, phase 2: runs the plan of phase 1 on `stream`. Consumes the executor.
  */
-ACLNN_API aclnnStatus aclnnTake(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor, aclrtStream stream);
+ACLNN_API aclnnStatus aclnnTake(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
+                                const aclrtStream stream);
 
 #ifdef __cplusplus
 }

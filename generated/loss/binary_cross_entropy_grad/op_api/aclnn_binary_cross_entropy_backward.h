@@ -28,7 +28,7 @@ ACLNN_API aclnnStatus aclnnBinaryCrossEntropyBackwardGetWorkspaceSize(
  * aclnnBinaryCrossEntropyBackward, phase 2: runs the plan of phase 1 on `stream`. Consumes the executor.
  */
 ACLNN_API aclnnStatus aclnnBinaryCrossEntropyBackward(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
-                                                      aclrtStream stream);
+                                                      const aclrtStream stream);
 
 #ifdef __cplusplus
 }
