@@ -363,3 +363,22 @@ def test_status_cases_leave_no_executor_behind() -> None:
     for case in chosen * 3:
         assert run_case(fn, case, load_reference(spec)).passed
     assert fn.lib.opgen_rt_live_executor_count() == before
+
+
+def test_a_constraint_case_passes_the_shape_checks_so_the_constraint_rejects_it() -> None:
+    """Every elementwise constraint case keeps the shape checks satisfied (the inputs broadcast to the valid call's
+    shape, the input the output is shaped like unchanged): otherwise the broadcast check answers 161002 first and
+    the constraint's own check is never run (BinaryCrossEntropy's target_shape once changed `self`, so `target`
+    no longer broadcast)."""
+    from codegen.check.driver import cases_for
+
+    catalogue, specs = load_project()
+    spec = specs["binary_cross_entropy"]
+    cases = {c.name: c for c in cases_for(spec, catalogue.get("Ascend910B"), None, True)}
+    case = next(c for name, c in cases.items() if name.startswith("target_shape: "))
+    good = cases["null workspaceSize -> 161001"].params
+    assert case.expect_status == 161002
+    assert case.params["self"].shape == good["self"].shape
+    shapes = [case.params[n].shape for n in ("self", "target") if isinstance(case.params.get(n), np.ndarray)]
+    assert tuple(np.broadcast_shapes(*shapes)) == good["self"].shape
+    assert case.params["target"].shape != good["target"].shape

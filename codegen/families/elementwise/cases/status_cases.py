@@ -110,8 +110,9 @@ def _violation(
     spec: OpSpec, product: Product, c: Constraint, base: dict[str, Any], rng: np.random.Generator
 ) -> tuple[str, dict[str, Any]] | None:
     """A call that only ``c`` rejects, derived from the valid call ``base`` by changing one attr (to values
-    around the numbers in ``c``) or the dtype of one tensor (to another it accepts on ``product``); None
-    when no such change violates ``c``."""
+    around the numbers in ``c``), the dtype of one tensor (to another it accepts on ``product``) or the shape of
+    an input (to one that still broadcasts to the call's shape, the output's input left as it is: the shape
+    checks run before the constraints); None when no such change violates ``c``."""
     numbers = sorted(
         {
             float(e.value)
@@ -157,10 +158,28 @@ def _violation(
             for v in sorted({v + d for v in [0.0, 1.0, *numbers] for d in (-1.0, -0.5, 0.0, 0.5, 1.0)}):
                 value = v if a.type in ("float", "double") else int(v)
                 trials.append((f"{b.name}={flipped[b.name]}, {a.name}={value}", {**flipped, a.name: value}))
+    anchor = _shape_anchor(spec)
+    want = _broadcast_shape(spec, base)
     for label, params in trials:
+        # the shape checks come before the constraints: a trial whose inputs no longer broadcast to the base call's
+        # shape, or that changes the input whose shape the output takes, is rejected by them, not by ``c``
+        if _broadcast_shape(spec, params) != want or (
+            anchor is not None
+            and getattr(params.get(anchor), "shape", None) != getattr(base.get(anchor), "shape", None)
+        ):
+            continue
         try:
             if violates(c, call_env(spec, product, params)) and rejected_by(spec, product, params) is c:
                 return label, params
         except ExprEvalError:
             continue
     return None
+
+
+def _broadcast_shape(spec: OpSpec, params: dict[str, Any]) -> tuple[int, ...] | None:
+    """The broadcast shape of the call's input arrays (None when they do not broadcast)."""
+    shapes = [v.shape for t in spec.inputs if isinstance(v := params.get(t.name), np.ndarray)]
+    try:
+        return tuple(np.broadcast_shapes(*shapes))
+    except ValueError:
+        return None
