@@ -8,6 +8,8 @@ full check), and the generated kernels must pass."""
 from __future__ import annotations
 
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -23,6 +25,7 @@ from codegen.paths import project_paths
 from codegen.runner.op_callable import OpCallable
 from codegen.spec.generated_names import op_files
 from codegen.spec.model import DType
+from codegen.specs import load_project
 
 
 def test_the_check_sets_the_probe_cap_of_every_family() -> None:
@@ -206,3 +209,49 @@ def test_probe_fails_an_atomic_scatter_target_truncated_to_int32(tmp_path: Path)
     wrapped = (_SCATTER_FIRST_ROW * _SCATTER_A - 2**32) * 4
     assert message.startswith(f"probe: core 47, out: wrote bytes [{wrapped}, "), message
     assert message.endswith(f"), owns [{_SCATTER_OUT[0]}, {_SCATTER_OUT[1]})"), message
+
+
+@pytest.mark.heavy(10)  # a spec copy generated, two kernel builds (FLOAT/INT64 only, -O0), their probes
+def test_scatter_offset_case_without_data_copy_pad(tmp_path: Path) -> None:
+    """No listed product of the scatter-adds lacks DataCopyPad; a copy of scatter_add's spec listing Ascend910
+    (32 cores, no DataCopyPad, no hardware SyncAll: the deterministic strategy only, its GM copies whole
+    32-byte blocks) gets one offset case, which passes on the generated kernel with the ranges worked out by
+    hand and fails on one whose src offset is cast to int32."""
+    specs = tmp_path / "specs"
+    specs.mkdir()
+    text = (project_paths().specs / "scatter_add.yaml").read_text()
+    anchor = "products: [Ascend910B, "
+    assert text.count(anchor) == 1
+    (specs / "scatter_add.yaml").write_text(text.replace(anchor, "products: [Ascend910, Ascend910B, "))
+    shutil.copy(project_paths().specs / "products.yaml", specs / "products.yaml")
+    gen = tmp_path / "gen"
+    cmd = [sys.executable, "-m", "codegen", "--specs", str(specs), "generate", "scatter_add", "--out", str(gen)]
+    subprocess.run(cmd, capture_output=True, text=True, timeout=600, check=True)
+    catalogue, loaded = load_project(specs)
+    spec, product = loaded["scatter_add"], catalogue.get("Ascend910")
+    (case,) = [c for c in cases_for(spec, product, {"FLOAT"}, False) if c.mode == "tiling_2g"]
+    assert case.deterministic
+    # 32 cores of 2208000 / 32 = 69000 rows: the last starts at row 31 * 69000, element 4380672000
+    first = 31 * 69000
+    out = (first * _SCATTER_A * 4, _SCATTER_OUT[1])
+    src = (out[0], ((_SCATTER_ROWS - 1) * _SCATTER_A + 1) * 4)
+    want = {"self": out, "index": (first * 8, _SCATTER_ROWS * 8), "src": src, "out": out}
+    kernel = gen / spec.folder / op_files(spec)["kernel_cpp"]
+    clean = kernel.read_text()
+    for edit, fault in ((None, ""), (_SCATTER_SRC_LOAD, "probe: core 31, src: read bytes [")):
+        if edit is not None:
+            cast = edit.replace(
+                "static_cast<uint64_t>(at.srcBase)", "static_cast<uint64_t>(static_cast<int32_t>(at.srcBase))"
+            )
+            kernel.write_text(clean.replace(edit, cast))
+        fn = OpCallable(build_op(spec, product, gen, jobs=1, tiling_keys=[1], unoptimized_kernel=True))
+        got = fn.run_tiling(case.params["request"])
+        tiling = {k: int(v) for k, v in got["tiling"].items() if not isinstance(v, list)}
+        assert (got["block_dim"], tiling["strategy"]) == (32, 0)
+        assert probe_ranges(fn, case, tiling, 31) == want
+        message = check_offsets(fn, case)
+        if not fault:
+            assert message == ""
+            continue
+        wrapped = (first * _SCATTER_A - 2**32) * 4
+        assert message.startswith(f"{fault}{wrapped}, ") and message.endswith(f"owns [{src[0]}, {src[1]})"), message

@@ -28,6 +28,9 @@ from codegen.spec.model import DType, OpSpec, Product
 SCATTER_ROWS = 192 * 11500
 #: Elements of a row of self (a whole number of 64-byte lines in every dtype; 8 rows fill a 16384-element window).
 SCATTER_WIDTH = 2048
+#: The fewest cores on which the last core's first row starts past 2**32 elements (``(c - 1) / c`` of
+#: ``SCATTER_ROWS * SCATTER_WIDTH``); on fewer (a one-core product) its last line and src element are.
+SCATTER_MIN_CORES = 20
 
 
 def scatter_offset_shapes(comp: GatherScatterCompute) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]:
@@ -83,7 +86,8 @@ def scatter_offset_cases(spec: OpSpec, product: Product, dt: DType, index: DType
 def scatter_check_offsets(fn: Any, case: Case, got: dict[str, Any], tiling: dict[str, int]) -> str:
     """The tiling result of a scatter-add's ``tiling_2g`` case against :func:`scatter_decision` in 64-bit
     arithmetic: '' when every field, the block dim, the key and the workspace agree and the last core's first
-    element of out and of src (the first one it reads) are past 2**32."""
+    element of out and of src (the first one it reads) are past 2**32 (on fewer than :data:`SCATTER_MIN_CORES`
+    cores: its last ones)."""
     p = case.params
     comp = fn.spec.compute
     assert isinstance(comp, GatherScatterCompute)
@@ -95,7 +99,10 @@ def scatter_check_offsets(fn: Any, case: Case, got: dict[str, Any], tiling: dict
         return fault
     share = _share(tiling, d.used_cores - 1)
     src = _src_elements(tiling, share)
-    if share[0] < 2**32 or src[0] < 2**32:
+    if d.used_cores < SCATTER_MIN_CORES:
+        if share[1] - tiling["lineElems"] < 2**32 or src[1] - 1 < 2**32:
+            return f"the last core ends at out element {share[1]}, src element {src[1]}: not past 32 bits"
+    elif share[0] < 2**32 or src[0] < 2**32:
         return f"the last core starts at out element {share[0]}, src element {src[0]}: not past 32 bits"
     return ""
 
