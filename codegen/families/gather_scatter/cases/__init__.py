@@ -10,8 +10,9 @@ with a valid and an invalid index; empty sources and indices (nothing launched, 
 non-contiguous source, index and out. Status cases: :mod:`.status`. An element gather
 (``direction: gather_elements``) takes :mod:`.elements` instead, a fill (``direction: fill``) :mod:`.fill`,
 a scatter-add (``direction: scatter_add``) :mod:`.scatter`, a row scatter-add (``direction: index_add``)
-:mod:`.rows` (neither has a 64-bit offset case yet).
-The 64-bit offset case: :mod:`.offsets`. ``quick`` keeps one representative of each group.
+:mod:`.rows`.
+The 64-bit offset case: :mod:`.offsets` (a scatter-add's, one per strategy: :mod:`.scatter_offsets`). ``quick``
+keeps one representative of each group.
 """
 
 from collections.abc import Iterator
@@ -24,6 +25,7 @@ from codegen.families.gather_scatter.cases.offsets import check_offsets, offset_
 from codegen.families.gather_scatter.cases.outputs import infer_output
 from codegen.families.gather_scatter.cases.rows import row_status_cases, row_value_cases
 from codegen.families.gather_scatter.cases.scatter import scatter_status_cases, scatter_value_cases
+from codegen.families.gather_scatter.cases.scatter_offsets import scatter_offset_cases
 from codegen.families.gather_scatter.cases.status import status_cases
 from codegen.families.gather_scatter.cases.values import Maker, value_cases
 from codegen.families.gather_scatter.model import FILL_INDEX_DTYPE, GatherScatterCompute
@@ -46,15 +48,17 @@ def check_cases(spec: OpSpec, product: Product, dtypes: list[DType], quick: bool
         yield from offset_cases(spec, product, (chosen or listed)[0], FILL_INDEX_DTYPE)
         return
     index_dtypes = list(spec.tensor(comp.index).dtypes)
-    if comp.rows:
-        if chosen:
-            yield from row_value_cases(mk, chosen, index_dtypes, quick)
-        yield from row_status_cases(mk, listed, index_dtypes)
-        return
+    i64 = DType.INT64 if DType.INT64 in index_dtypes else index_dtypes[0]
     if comp.scatter:
-        if chosen:
-            yield from scatter_value_cases(mk, chosen, index_dtypes, quick)
-        yield from scatter_status_cases(mk, listed, index_dtypes)
+        if comp.rows:
+            if chosen:
+                yield from row_value_cases(mk, chosen, index_dtypes, quick)
+            yield from row_status_cases(mk, listed, index_dtypes)
+        else:
+            if chosen:
+                yield from scatter_value_cases(mk, chosen, index_dtypes, quick)
+            yield from scatter_status_cases(mk, listed, index_dtypes)
+        yield from scatter_offset_cases(spec, product, (chosen or listed)[0], i64, quick)
         return
     if comp.elements:
         if chosen:
@@ -64,7 +68,6 @@ def check_cases(spec: OpSpec, product: Product, dtypes: list[DType], quick: bool
         if chosen:
             yield from value_cases(mk, chosen, index_dtypes, quick)
         yield from status_cases(mk, listed, index_dtypes)
-    i64 = DType.INT64 if DType.INT64 in index_dtypes else index_dtypes[0]
     yield from offset_cases(spec, product, (chosen or listed)[0], i64)
 
 

@@ -1,6 +1,6 @@
 """The 64-bit offset case of a row gather: a call whose output reaches past 2**32 elements, run through the
 tiling function (``tiling_2g``, checked against the planner in 64-bit arithmetic) and the probe launch (the
-ranges a core owns: :func:`probe_ranges`)."""
+ranges a core owns: :func:`probe_ranges`); a scatter-add's cases: :mod:`.scatter_offsets`."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from typing import Any
 
 from codegen.check.cases import Case
 from codegen.check.offsets import device_attrs, device_byte_ranges, field_difference, offset_case
+from codegen.families.gather_scatter.cases.scatter_offsets import scatter_check_offsets, scatter_probe_ranges
 from codegen.families.gather_scatter.model import GatherScatterCompute
 from codegen.families.gather_scatter.plan.fill import BLOCK_BYTES, MODE_FILL, fill_decision, segments
 from codegen.families.gather_scatter.plan.tiling import (
@@ -84,10 +85,13 @@ def _last_unit_start(d: TilingDecision, unit_elements: int) -> int:
 
 def check_offsets(fn: Any, case: Case, got: dict[str, Any], tiling: dict[str, int]) -> str:
     """The ``tiling_2g`` case's tiling result against :func:`tiling_decision` in 64-bit arithmetic: '' when every
-    field, the block dim and the key agree and the last unit starts past 2**32 output elements."""
+    field, the block dim and the key agree and the last unit starts past 2**32 output elements (a scatter-add:
+    :func:`~codegen.families.gather_scatter.cases.scatter_offsets.scatter_check_offsets`)."""
     p = case.params
     comp = fn.spec.compute
     assert isinstance(comp, GatherScatterCompute)
+    if comp.scatter:
+        return scatter_check_offsets(fn, case, got, tiling)
     shape, dim, index_shape = offset_call(comp)
     view, axis = comp.view(shape, dim)
     if comp.fill:
@@ -119,9 +123,11 @@ def probe_ranges(fn: Any, case: Case, tiling: dict[str, int], core: int) -> dict
     reads wrap to ``index[0]``); and, with every index 0, reads source row ``p * A`` of each of its ``p``: the
     columns its rows of that ``p`` take (from its first column when its first row is the only one of the first
     ``p``, to its last column when its last row is the only one of the last). A core without units owns nothing (an
-    empty dict)."""
+    empty dict). A scatter-add: :func:`~codegen.families.gather_scatter.cases.scatter_offsets.scatter_probe_ranges`."""
     comp = fn.spec.compute
     assert isinstance(comp, GatherScatterCompute)
+    if comp.scatter:
+        return scatter_probe_ranges(fn, case, tiling, core)
     per, former = tiling["unitsPerCore"], tiling["unitsFormerNum"]
     count = per + (1 if core < former else 0)
     if count <= 0:
