@@ -137,3 +137,43 @@ def test_foreach_api_agrees_with_the_model(op: str, product: str, built_op: Call
             assert ok.all(), f"{out}[{i}]: {got[~ok][:4]} != {w[~ok][:4]}"
 
     check()
+
+
+def _scalar_cases() -> list[Any]:
+    with_scalar = {s.op for s in SPECS.values() if any(a.type == "scalar" for a in s.attrs)}
+    return [c for c in _cases() if c.values[0] in with_scalar]
+
+
+@pytest.mark.parametrize(("op", "product"), _scalar_cases())
+def test_every_scalar_dtype_beside_every_list_dtype_agrees_with_the_model(
+    op: str, product: str, built_op: Callable[[str, str], OpCallable]
+) -> None:
+    """Every aclScalar dtype beside a list of every dtype the product takes (and beside empty lists): the API's
+    status equals the model's, on purpose rather than by draw (a FLOAT weight beside a FLOAT16 list is accepted
+    by aclnnForeachLerpScalar and refused by aclnnForeachMulScalarV2)."""
+    spec = next(s for s in SPECS.values() if s.op == op)
+    fn = built_op(op, product)
+    prod = CATALOGUE.get(product)
+    inputs, out = l2_lists.list_roles(spec)
+    scalar = next(a.name for a in spec.attrs if a.type == "scalar")
+    seen = set()
+    for dtype in [*spec.inputs[0].dtypes_for(prod), None]:
+        shapes = [] if dtype is None else [(2, 3), (5,)]
+        list_dtype = dtype or DType.FLOAT
+        for s_dtype in (DType.FLOAT, DType.FLOAT16, DType.DOUBLE, DType.BF16, DType.INT32, DType.INT64):
+            call = l2_lists.ListCall(
+                {n: [Tensor(s, list_dtype, "ND") for s in shapes] for n in [*inputs, out]}, {scalar: (2.0, s_dtype)}
+            )
+            arrays = {n: [np.full(s, 1 + k, numpy_dtype(list_dtype)) for s in shapes] for k, n in enumerate(inputs)}
+            outs = [device_memory(int(np.prod(s)), numpy_dtype(list_dtype), s) for s in shapes]
+            value = 2 if s_dtype.is_integer else 2.0
+            try:
+                fn(**arrays, **{scalar: ScalarArg(value, s_dtype.name)}, **{out: outs})
+                status = SUCCESS
+            except AclnnError as e:
+                status = e.status
+            want = l2_lists.predict(spec, prod, call)
+            where = f"{scalar} {s_dtype.name} beside {'empty lists' if dtype is None else dtype.name}"
+            assert status == want.status, f"{where}: API {status}, model {want.status} ({want.reason})"
+            seen.add(status)
+    assert seen == {SUCCESS, 161002}

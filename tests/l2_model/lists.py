@@ -17,16 +17,17 @@ The rules:
    tensor of the first input list has rank 8 or less; each list's i-th tensor has the first list's i-th shape:
    else 161002;
 3. unless the first list is empty: its first tensor's dtype is one the product lists for it, and every tensor of
-   every list has that dtype, and every aclScalar has a dtype ops-nn's foreach V2 APIs take for that list dtype
-   (``aclnn_foreach_mul_scalar_v2.cpp``'s CheckDtype: FLOAT or DOUBLE for a FLOAT or BF16 list; FLOAT16 or
-   DOUBLE for a FLOAT16 list, FLOAT too on a regbase NpuArch, 3510; INT32 or INT64 for an INT32 list): else
-   161002;
+   every list has that dtype, and every aclScalar has the dtype of the one-element tensor the device op reads it
+   from for that list dtype (the spec's device input of the scalar: ``like`` the list with its ``dtype_map``, as
+   ops-nn's OpDef registers it; ``aclnn_foreach_mul_scalar_v2.cpp``'s CheckDtype: FLOAT for a FLOAT or BF16 list,
+   FLOAT16 for a FLOAT16 list, INT32 for an INT32 list; aclnnForeachLerpScalar's weight FLOAT for every floating
+   list) or DOUBLE (INT64 beside an integer list): else 161002 (ops-nn also takes FLOAT beside a FLOAT16 list on
+   a regbase NpuArch, 3510; the specs do not, their notes say so);
 4. no tensor of any list has a private storage format (FRACTAL_NZ, NC1HWC0, ...): else 161002;
 5. otherwise success: an empty first list launches nothing; every other output tensor holds the reference's
    value of its tensors (float64, rounded to the list's dtype; BF16 computed in FLOAT and rounded once, within
    the same bound), each aclScalar's value first converted to the dtype of the tensor the kernel reads it from
-   (the list's dtype; FLOAT for a BF16 list: ``ConvertToTensor`` in the same source; an INT32 list's the
-   integer itself).
+   (rule 3's: ``ConvertToTensor`` in the same source; an INT32 list's the integer itself).
 
 Steps 2 to 4 all return 161002, so their order decides only the message; 1 comes first.
 """
@@ -53,15 +54,11 @@ class ListCall:
     scalars: dict[str, tuple[float, DType] | None] = field(default_factory=dict)
 
 
-#: The aclScalar dtypes ops-nn's foreach V2 APIs take beside a list of each dtype (the regbase NpuArch adds FLOAT
-#: beside a FLOAT16 list).
-SCALAR_DTYPES = {
-    DType.FLOAT: {DType.FLOAT, DType.DOUBLE},
-    DType.BF16: {DType.FLOAT, DType.DOUBLE},
-    DType.FLOAT16: {DType.FLOAT16, DType.DOUBLE},
-    DType.INT32: {DType.INT32, DType.INT64},
-}
-REGBASE_NPU_ARCH = 3510
+def scalar_tensor_dtype(spec: OpSpec, scalar: str, dtype: DType) -> DType:
+    """The dtype of the one-element tensor the device op reads the aclScalar ``scalar`` from beside a list of
+    ``dtype``: the spec's device input fed by it, ``like`` the list, through its ``dtype_map``."""
+    carrier = next(d for d in spec.device_interface.inputs if d.source == scalar and d.like is not None)
+    return carrier.like_dtype(dtype)
 
 
 def list_roles(spec: OpSpec) -> tuple[list[str], str]:
@@ -105,11 +102,9 @@ def predict(spec: OpSpec, product: Product, call: ListCall) -> Prediction:
         for name in names:
             if any(t.dtype != dtype for t in call.lists[name] or []):
                 return Prediction(INVALID, f"a tensor of {name} is not {dtype.name}")
-        allowed = set(SCALAR_DTYPES.get(dtype, ()))
-        if dtype is DType.FLOAT16 and product.npu_arch == REGBASE_NPU_ARCH:
-            allowed.add(DType.FLOAT)
         for name, scalar in call.scalars.items():
             assert scalar is not None
+            allowed = {scalar_tensor_dtype(spec, name, dtype), DType.INT64 if dtype.is_integer else DType.DOUBLE}
             if scalar[1] not in allowed:
                 return Prediction(INVALID, f"{name} of dtype {scalar[1].name} beside a {dtype.name} list")
     for name in names:
@@ -122,12 +117,12 @@ def expected_outputs(
     spec: OpSpec, arrays: dict[str, list[np.ndarray]], scalars: dict[str, float], dtype: DType
 ) -> list[np.ndarray]:
     """The reference's float64 value of each output tensor for the input lists ``arrays`` of ``dtype`` and the
-    scalars' values, each rounded to the dtype the kernel reads it in (the list's; FLOAT for BF16; an INT32
+    scalars' values, each rounded to the dtype the kernel reads it in (:func:`scalar_tensor_dtype`; an INT32
     list's scalar an integer)."""
     ref = _reference_module(spec)
     inputs, _ = list_roles(spec)
-    kernel = np.float16 if dtype is DType.FLOAT16 else np.float32
-    rounded = {n: int(v) if dtype.is_integer else float(kernel(v)) for n, v in scalars.items()}
+    kernel = {n: np.float16 if scalar_tensor_dtype(spec, n, dtype) is DType.FLOAT16 else np.float32 for n in scalars}
+    rounded = {n: int(v) if dtype.is_integer else float(kernel[n](v)) for n, v in scalars.items()}
     got = ref.reference(**{n: arrays[n] for n in inputs}, **rounded)
     return [np.asarray(v, dtype=np.float64) for v in got]
 
