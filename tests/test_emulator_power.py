@@ -23,7 +23,8 @@ from codegen.paths import project_paths
 RUNTIME = Path(__file__).resolve().parents[1] / "runtime"
 
 #: argv: dtype (0 float, 1 half), mode (0 plain, 1 src never written, 2 src one element past its buffer's
-#: start), n, the exponent's raw bits (hex, the dtype). stdin: src bits. stdout: the result's bits; stderr: "ok"
+#: start, 3 + k: the kernel's buffers leave k * 32 bytes of UB before PopStackBuffer's end), n, the exponent's
+#: raw bits (hex, the dtype). stdin: src bits. stdout: the result's bits; stderr: "ok"
 #: (or the fault), then "vectorInstructions vectorElements" of Power alone (the counters' difference from a
 #: second launch of the same kernel without it). Compiled once per NpuArch (-D__NPU_ARCH__).
 PROGRAM = r"""
@@ -53,6 +54,13 @@ void Entry(uint8_t **args) {
   const uint32_t bytes = static_cast<uint32_t>((g_n * static_cast<int64_t>(sizeof(T)) + 31) / 32 * 32 + 32);
   pipe.InitBuffer(bs, bytes);
   pipe.InitBuffer(bd, bytes);
+  if (g_mode >= 3) {  // a buffer that leaves (g_mode - 3) * 32 bytes before PopStackBuffer's end address
+    const opgen_rt::ProductInfo &p = __NPU_ARCH__ == 3510 ? th::Ascend950() : th::Ascend910B();
+    const uint64_t end = __NPU_ARCH__ == 2201 ? p.ubBytes - 64 : p.ubBytes;
+    const uint64_t left = static_cast<uint64_t>(g_mode - 3) * 32;
+    static TBuf<TPosition::VECCALC> filler;
+    pipe.InitBuffer(filler, static_cast<uint32_t>(end - 2 * uint64_t{bytes} - left));
+  }
   LocalTensor<T> s = bs.Get<T>();
   LocalTensor<T> d = bd.Get<T>();
   if (g_mode != 1) {
@@ -210,3 +218,18 @@ def test_operand_faults(programs: dict[str, Path], mode: int, fault: str) -> Non
     assert lines[0] != "ok"
     assert "Power" in lines[0]
     assert fault in lines[0].lower(), lines[0]
+
+
+@pytest.mark.parametrize(("dtype", "least"), [("float", 768), ("half", 1152)])
+def test_power_needs_the_ub_its_stack_buffer_takes(programs: dict[str, Path], dtype: str, least: int) -> None:
+    """On NpuArch 2201 the form without sharedTmpBuffer takes the UB the kernel's buffers leave (PopStackBuffer, up
+    to 64 bytes before the end of UB) and needs more than a 256-byte repeat plus one 32-element block of each of
+    its fp32 lines (4 for float, 7 for half: asc-devkit power_v220_impl.h, power_common_impl.h): ``least`` bytes
+    run, 32 fewer are a UB capacity fault naming Power."""
+    src = np.arange(16.0)
+    got, lines = _run(programs["Ascend910B"], dtype, 3 + least // 32, src, 2.0)
+    assert lines[0] == "ok", lines
+    assert np.array_equal(got, src**2)
+    _, lines = _run(programs["Ascend910B"], dtype, 3 + least // 32 - 1, src, 2.0)
+    assert "UB capacity" in lines[0] and "Power without sharedTmpBuffer" in lines[0], lines
+    assert f"needs at least {least} bytes there on NpuArch 2201; {least - 32} left" in lines[0], lines

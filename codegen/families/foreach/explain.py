@@ -62,7 +62,12 @@ def explain_tiling(spec: OpSpec, product: Product, shape: tuple[int, ...], dtype
         f"{head}: tiling key {t.tiling_key}, blockDim {t.block_dim} of {product.vector_core_num}, workspace "
         f"{t.workspace_bytes} bytes (system workspace only)",
         f"  UB: {TILE_BUFFERS} tiles per input list ({inputs}) and {out_text}, of "
-        f"{t.inputs_tensor_ub_size} elements{cast}: {ub_bytes} of {product.ub_bytes} bytes",
+        f"{t.inputs_tensor_ub_size} elements{cast}: {ub_bytes} of {product.ub_bytes} bytes"
+        + (
+            f" ({spec.tiling.ub_reserved_bytes} kept back: the spec's ub_reserved_bytes)"
+            if spec.tiling.ub_reserved_bytes
+            else ""
+        ),
         f"  cores: {t.split.cores[0].blocks} block(s) of {t.split.block_elements} elements on the first core, "
         f"balance {t.split.balance():.3f} (largest core's blocks over the mean)",
     ]

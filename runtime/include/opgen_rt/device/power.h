@@ -4,9 +4,16 @@
 //
 // Declarations as the real header: NpuArch 2201 and 2002 take <T, isReuseSource>; NpuArch 3510 (and 5102,
 // 3003, 3113) add a third template parameter, `const PowerConfig& config = defaultPowerConfig`
-// (impl/adv_api/detail/math/power/power_common_utils.h: PowerAlgo INTRINSIC / DOUBLE_FLOAT_TECH). The real
-// API takes its temporary space from UB the compiler reserves for it (__ASC_USE_RESERVED_UBUF__), not from the
-// kernel's buffers; the emulation needs none.
+// (impl/adv_api/detail/math/power/power_common_utils.h: PowerAlgo INTRINSIC / DOUBLE_FLOAT_TECH).
+//
+// Temporary space: this form takes all the UB the kernel's buffers leave, PopStackBuffer<uint8_t, LCM>: from
+// the end of the pipe's buffers to the end of UB, less the last 64 bytes (a KfcMsg) on NpuArch 2201, to
+// TMP_UB_OFFSET on 3510 (asc-devkit impl/basic_api/kernel_pop_stack_buffer.h, GetEndAddress). On 2201 it then
+// asserts CheckTmpBufferSize: more than one 256-byte repeat, and a split of at least one 32-element block of its
+// fp32 lines (4 lines for float, 7 for half: power_v220_impl.h TENSOR_TENSOR_FLOAT/HALF; power_common_impl.h):
+// at least 256 + 32 * 4 * 4 = 768 bytes for float, 256 + 32 * 4 * 7 = 1152 for half. A kernel whose buffers
+// leave less fails there; the emulation raises the UB capacity fault (kPowerStackMinBytes; on other NpuArch
+// only the 256-byte repeat is required, assumed: their split rule was not read).
 //
 // Values: the real half form casts each element to float, computes in float and casts back (CAST_NONE); the
 // float form computes in float by a sequence of vector instructions: exp(y * ln|x|) (Abs, Ln, Mul, Exp), times
@@ -24,6 +31,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <string>
 #include <type_traits>
 
 #include "opgen_rt/device/tensor.h"
@@ -64,9 +72,35 @@ static_assert(kPowerFloatVectorOps == 33, "Power's float composition issues 33 f
 // dst[i] = src[i] ** exponent in float, rounded once to T. The values, operand checks and pipe accesses are one
 // instruction's (VecUnary, named Power); the composition's other instructions are issued on the vector pipe by
 // their names (timed by their classes) and counted, each over calCount fp32 elements.
+// The smallest stack buffer Power's form without sharedTmpBuffer runs with on NpuArch 2201 (bytes; see above).
+constexpr uint64_t kPowerRepeatBytes = 256;
+constexpr uint64_t kPowerStackMinBytesFloat = kPowerRepeatBytes + 32 * sizeof(float) * 4;
+constexpr uint64_t kPowerStackMinBytesHalf = kPowerRepeatBytes + 32 * sizeof(float) * 7;
+
+// Faults (UB capacity) when the UB the kernel's buffers leave, from their end (ubTop) to PopStackBuffer's end
+// address, is below what Power's form without sharedTmpBuffer needs on the core's NpuArch.
+template <typename T>
+inline void CheckPowerStack(Core *c) {
+  const int32_t arch = c->product->npuArch;
+  const uint64_t total = c->product->ubBytes;
+  const uint64_t end = arch == 2201 ? total - 64 : total;  // a KfcMsg at the end of UB on 2201
+  const uint64_t left = end > c->ubTop ? end - c->ubTop : 0;
+  const bool isHalf = std::is_same<T, half>::value;
+  const uint64_t need = arch == 2201 ? (isHalf ? kPowerStackMinBytesHalf : kPowerStackMinBytesFloat)
+                                     : kPowerRepeatBytes + 1;
+  if (left < need) {
+    c->Fault(opgen_rt::device::rule::kUbCapacity,
+             std::string("Power without sharedTmpBuffer takes the UB the kernel's buffers leave (PopStackBuffer: ") +
+                 std::to_string(c->ubTop) + " to " + std::to_string(end) + " bytes) and needs at least " +
+                 std::to_string(need) + " bytes there on NpuArch " + std::to_string(arch) + "; " +
+                 std::to_string(left) + " left: keep UB back for it in the tiling");
+  }
+}
+
 template <typename T>
 inline void PowerScalar(const LocalTensor<T> &dst, const LocalTensor<T> &src, const T &exponent, uint32_t calCount) {
   static_assert(std::is_same<T, half>::value || std::is_same<T, float>::value, "Power supports half and float");
+  CheckPowerStack<T>(dst.Bound());
   const float e = static_cast<float>(Ld(exponent));
   VecUnary("Power", dst, src, static_cast<int64_t>(calCount), [e](float x) {
     return static_cast<float>(std::pow(static_cast<double>(x), static_cast<double>(e)));
