@@ -368,7 +368,10 @@ def model_section(
     check_explain_shape(spec, product, shape, dtype_name)
     try:  # sized on stand-ins first: a call beyond the Python API's memory cap is never allocated
         views = call_params(spec, product, shape, dtype_name, stand_ins=True)
-        check_call_size(spec, {t.name: views.get(t.name) for t in spec.inputs}, call_attrs(spec, views), False)
+        sized = {t.name: views.get(t.name) for t in spec.inputs}
+        # a tensor list is sized as the tuple of its arrays (the Python API's form of a list)
+        sized = {k: tuple(v) if isinstance(v, list) else v for k, v in sized.items()}
+        check_call_size(spec, sized, call_attrs(spec, views), False)
     except (TypeError, ValueError) as exc:
         return f"performance model: skipped ({str(exc).splitlines()[0]})"
     params = call_params(spec, product, shape, dtype_name)
