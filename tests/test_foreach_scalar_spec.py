@@ -194,3 +194,22 @@ def test_an_integer_list_the_kernels_do_not_compute_is_one_error_at_the_compute(
     assert list(tmp_path.iterdir()) == [path]
     line = next(i + 1 for i, t in enumerate(text.splitlines()) if t.startswith("compute:"))
     assert [str(e) for e in err.value.errors] == [f"{path}:{line}: compute: {message}"]
+
+
+@pytest.mark.parametrize(("entry", "field"), [("  - name: out\n", "outputs[0]"), ("  - name: weight\n", "attrs[0]")])
+def test_an_entry_without_a_name_is_reported_at_its_line(tmp_path: Path, entry: str, field: str) -> None:
+    """A list or attr entry whose ``name`` is misspelt: the first error is that key, at its line; the formula is
+    not read against the placeholder name (no error without a location, no crash)."""
+    op = "foreach_lerp_scalar"
+    text = (project_paths().specs / f"{op}.yaml").read_text()
+    assert text.count(entry) == 1
+    text = text.replace(entry, entry.replace("name:", "nmae:"))
+    path = tmp_path / f"{op}.yaml"
+    path.write_text(text)
+    with pytest.raises(SpecErrors) as err:
+        load_op_spec(path, CATALOGUE)
+    assert list(tmp_path.iterdir()) == [path]
+    line = next(i + 1 for i, t in enumerate(text.splitlines()) if "nmae:" in t)
+    messages = [str(e) for e in err.value.errors]
+    assert messages[0].startswith(f"{path}:{line}: {field}.nmae: unknown key 'nmae' (did you mean 'name'?)")
+    assert all(m.startswith(f"{path}:") for m in messages), messages

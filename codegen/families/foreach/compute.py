@@ -244,6 +244,9 @@ def parse_compute(node: YNode, ctx: ComputeContext) -> ForeachCompute | None:
     """
     r = ctx.reader
     out_names = [t.name for t in ctx.outputs]
+    named = [t.name for t in ctx.inputs] + out_names + [a.name for a in ctx.attrs]
+    if any(n.startswith("<") for n in named):  # an entry without a name, reported at its line: no formula to read
+        return None
     m = r.mapping(node, out_names[:1], ("computed_in_float",))
     if m is None:
         return None
@@ -272,7 +275,9 @@ def parse_compute(node: YNode, ctx: ComputeContext) -> ForeachCompute | None:
     if dst.shape is not None and to_source(dst.shape) != src.name:  # a missing rule was reported
         r.error(node, f"'{dst.name}' must have the shape rule '{src.name}' (out[i] has {src.name}[i]'s shape)")
         ok = False
-    formula_node = m[dst.name]
+    formula_node = m.get(dst.name)
+    if formula_node is None:  # reported by the mapping
+        return None
     text = r.string(formula_node)
     if text is None:
         return None
