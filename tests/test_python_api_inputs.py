@@ -212,3 +212,51 @@ def test_a_string_attribute_with_a_lone_surrogate_is_a_value_error_naming_it(
         "aclnnGeluBackwardV2: attribute 'approximate' (string) holds '\\udc80' at index 1, which UTF-8 cannot "
         "encode (a lone surrogate); a C string (char *) cannot carry it"
     )
+
+
+@pytest.mark.parametrize(
+    ("arg", "message"),
+    [
+        ((2**40, "INT32"), "1099511627776 is outside the range of an aclScalar of INT32 ([-2147483648, 2147483647])"),
+        ((2**63, "INT64"), "9223372036854775808 is outside the range of an aclScalar of INT64"),
+        ((float("nan"), "INT32"), "an aclScalar of INT32 holds an integer; got nan"),
+        ((1.5, "INT32"), "an aclScalar of INT32 holds an integer; got 1.5"),
+        ((1e39, "BF16"), "1e+39 is beyond the range of an aclScalar of BF16 (it would be inf)"),
+    ],
+)
+def test_a_scalar_arg_its_dtype_cannot_hold_is_a_value_error_naming_the_attribute(
+    arg: tuple[float, str], message: str
+) -> None:
+    """An integer aclScalar given a non-integer or a value beyond its range (C would truncate or wrap), and a
+    BF16 one beyond bfloat16's range (it would be inf): a ValueError naming the op and the attribute, as a FLOAT
+    one beyond float32's range already was (OverflowError and silent truncation before)."""
+    from codegen.runner import ScalarArg
+    from codegen.runner.arguments import attr_value
+    from codegen.specs import load_project
+
+    _, specs = load_project()
+    spec = specs["index_add"]
+    alpha = next(a for a in spec.attrs if a.name == "alpha")
+    with pytest.raises(ValueError) as info:
+        attr_value(spec, alpha, ScalarArg(arg[0], arg[1]))
+    assert str(info.value).startswith(f"aclnnIndexAdd: attribute 'alpha' (scalar): {message}"), str(info.value)
+    assert attr_value(spec, alpha, ScalarArg(2**31 - 1, "INT32")) == ScalarArg(2**31 - 1, "INT32")
+    assert attr_value(spec, alpha, ScalarArg(3.0, "INT32")) == ScalarArg(3.0, "INT32")
+
+
+def test_a_bool_for_a_scalar_attribute_without_bool_is_the_number_it_is(
+    built_op: Callable[[str, str], OpCallable],
+) -> None:
+    """``scalar=True`` beside a FLOAT16 list: a DOUBLE aclScalar of 1.0 (the attribute lists no BOOL), which
+    the list takes; it was a FLOAT aclScalar, which a FLOAT16 list refuses (161002)."""
+    from codegen.runner import ScalarArg
+    from codegen.runner.arguments import attr_value
+    from codegen.specs import load_project
+
+    _, specs = load_project()
+    spec = specs["foreach_mul_scalar_v2"]
+    scalar = next(a for a in spec.attrs if a.name == "scalar")
+    assert attr_value(spec, scalar, True) == ScalarArg(1.0, "DOUBLE")
+    f = built_op("ForeachMulScalarV2", "Ascend910B")
+    got = f(x=[np.array([1.5, -2.0], np.float16)], scalar=True)
+    assert [a.tolist() for a in got] == [[1.5, -2.0]]

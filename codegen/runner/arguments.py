@@ -120,9 +120,10 @@ def attr_value(spec: OpSpec, attr: AttrSpec, value: Any) -> Any:
             if overflow:
                 raise ValueError(f"{where}: {overflow}")
             return value  # None passes a null aclScalar (the API returns 161001)
-        if isinstance(value, (bool, np.bool_)):
-            return ScalarArg(bool(value), "BOOL" if "BOOL" in attr.scalar_dtypes else attr.scalar_dtypes[0])
-        if not isinstance(value, (int, float, np.integer, np.floating)):
+        if isinstance(value, (bool, np.bool_)) and "BOOL" in attr.scalar_dtypes:
+            return ScalarArg(bool(value), "BOOL")
+        # elsewhere a bool is the number it is (True is 1.0), as any other real number
+        if not isinstance(value, (int, float, np.integer, np.floating, bool, np.bool_)):
             raise TypeError(f"{where} takes a real number, got {type(value).__name__} {value!r}")
         try:
             arg = ScalarArg(float(value), number_scalar_dtype(attr))
@@ -198,19 +199,35 @@ def _array_value(where: str, attr: AttrSpec, value: Any) -> tuple[int, ...] | tu
 
 
 def _scalar_overflow(value: ScalarArg) -> str:
-    """Why the finite float ``value.value`` cannot be an aclScalar of ``value.dtype`` (it would round to an
-    infinity there: ``1e300`` as FLOAT), or ``''``."""
-    if not isinstance(value.value, float) or not np.isfinite(value.value) or value.dtype not in _SCALAR_NUMPY:
+    """Why ``value.value`` cannot be an aclScalar of ``value.dtype``, or ``''``: a finite float that would round
+    to an infinity there (``1e300`` as FLOAT, ``1e39`` as BF16); for an integer dtype, a value that is not an
+    integer (``1.5``, NaN, an infinity: C would truncate or make it undefined) or one outside the dtype's range
+    (``2**40`` as INT32: it would wrap)."""
+    if value.dtype not in _SCALAR_NUMPY or isinstance(value.value, (bool, np.bool_)):
         return ""
     kind = np.dtype(_SCALAR_NUMPY[value.dtype])
-    if kind.kind != "f":
+    if DType[value.dtype].is_integer:
+        v = value.value
+        if isinstance(v, (float, np.floating)) and not (np.isfinite(v) and float(v).is_integer()):
+            return f"an aclScalar of {value.dtype} holds an integer; got {v!r}"
+        info = np.iinfo(kind)
+        if not info.min <= int(v) <= info.max:
+            return f"{int(v)} is outside the range of an aclScalar of {value.dtype} ([{info.min}, {info.max}])"
+        return ""
+    if not DType[value.dtype].is_floating or not isinstance(value.value, (float, int, np.floating, np.integer)):
+        return ""
+    try:
+        f = float(value.value)
+    except OverflowError:
+        return f"{value.value!r} does not fit a double, nor an aclScalar of {value.dtype}"
+    if not np.isfinite(f):
         return ""
     with np.errstate(over="ignore", invalid="ignore"):
-        stored = np.asarray([value.value], dtype=kind)[0]
+        stored = np.asarray([f], dtype=kind)[0]
     if np.isfinite(stored):
         return ""
     return (
-        f"{value.value!r} is beyond the range of an aclScalar of {value.dtype} (it would be {float(stored)}); "
+        f"{f!r} is beyond the range of an aclScalar of {value.dtype} (it would be {float(stored)}); "
         "pass ScalarArg(value, 'DOUBLE') to an attribute that takes a DOUBLE aclScalar"
     )
 
