@@ -25,7 +25,8 @@ def test_foreach_functions_run_through_the_generated_list_ops() -> None:
     in_place = [t.clone() for t in a]
     with ct.ops("Ascend910B") as ran:
         mul, div, sqrt = torch._foreach_mul(a, b), torch._foreach_div(a, b), torch._foreach_sqrt(a)
-        assert torch._foreach_div_(in_place, b) is None
+        assert torch._foreach_div_(in_place, b) is in_place  # as eager: the list it updated
+        assert type(mul) is type(want_mul) is tuple
     assert ran.generated == {"ForeachMulList": 1, "ForeachDivList": 2, "ForeachSqrt": 1}
     assert "_foreach_mul" not in ran.eager and "_foreach_div_" not in ran.eager
     for got, want in zip(mul, want_mul):
@@ -115,7 +116,7 @@ def test_foreach_pow_runs_the_generated_op_but_for_the_exponents_pytorch_takes_a
     in_place = [t.clone() for t in a]
     with ct.ops("Ascend910B") as ran:
         got = torch._foreach_pow(a, 2.0)
-        assert torch._foreach_pow_(in_place, exponent=2.0) is None
+        assert torch._foreach_pow_(in_place, exponent=2.0) is in_place
         roots = torch._foreach_pow(a, 0.5)
         torch._foreach_pow(a, -0.5)
     assert ran.generated == {"ForeachPowScalarV2": 2}
@@ -142,7 +143,7 @@ def test_foreach_lerp_and_addcmul_run_the_generated_ops(dtype: torch.dtype) -> N
     in_place = [t.clone() for t in x1]
     with ct.ops("Ascend910B") as ran:
         lerp = [torch._foreach_lerp(x1, x2, w) for w in (0.25, 0.75)]
-        assert torch._foreach_lerp_(in_place, x2, 0.75) is None
+        assert torch._foreach_lerp_(in_place, x2, 0.75) is in_place
         addcmul = torch._foreach_addcmul(x1, x2, x3, value=-0.5)
     assert ran.generated == {"ForeachLerpScalar": 3, "ForeachAddcmulScalarV2": 1}
     assert not any(k.startswith(("_foreach_lerp", "_foreach_addcmul")) for k in ran.eager)
@@ -184,3 +185,19 @@ def test_a_python_int_with_integer_lists_runs_the_generated_ops() -> None:
     assert summed[0].tolist() == [0, 0, 0] and summed[1].tolist() == [[0, 0]]
     assert top[0].dtype == torch.int16 and top[0].tolist() == [1, 0, 9]
     assert promoted[0].dtype == torch.float32 and narrow[0].tolist() == [-2, 512, -6]
+
+
+def test_a_list_longer_than_one_launch_takes_runs_as_several_generated_calls() -> None:
+    """An optimizer's list of 600 parameters: the generated op takes 256 tensors per call, so the routed call is
+    three calls (256, 256, 88), not an eager fallback; the results equal eager's, in place too."""
+    g = torch.Generator().manual_seed(3)
+    a = [torch.rand((k % 7) + 1, generator=g) for k in range(600)]
+    want = torch._foreach_mul(a, 3.0)
+    in_place = [t.clone() for t in a]
+    with ct.ops("Ascend910B") as ran:
+        got = torch._foreach_mul(a, 3.0)
+        assert torch._foreach_mul_(in_place, 3.0) is in_place
+    assert ran.generated == {"ForeachMulScalarV2": 6} and not ran.eager
+    assert len(got) == 600
+    for x, y, z in zip(got, in_place, want):
+        assert torch.equal(x, z) and torch.equal(y, z)

@@ -28,7 +28,7 @@ class ListOp:
         stub: a stub of its parameters returning them by name (a call it rejects runs eagerly).
         api: the aclnn API computing it (``ForeachSqrt`` for aclnnForeachSqrt).
         args: the API's parameters by CANN name, from the bound arguments (tensor lists as lists of tensors).
-        in_place: the result is written into the list the stub names ``self`` (the function returns None).
+        in_place: the result is written into the list the stub names ``self`` (the function returns that list).
         takes: whether this row's API computes the call (argument kinds only; phase 1 decides the rest).
     """
 

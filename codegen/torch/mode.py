@@ -186,8 +186,11 @@ class _Mode(TorchFunctionMode):
     def _list_call(
         self, rows: list[ListOp], func: Any, args: tuple[Any, ...], kwargs: dict[str, Any]
     ) -> tuple[bool, Any]:
-        """Runs a ``torch._foreach_*`` call through the first of ``rows`` that takes it; ``(True, result)``
-        (None for an in-place form, whose list then holds the result), or ``(False, None)`` when it must run
+        """Runs a ``torch._foreach_*`` call through the first of ``rows`` that takes it, in calls of at most
+        :data:`~codegen.plan.tensor_lists.MAX_LIST_TENSORS` tensors per list (one launch's list table; a longer
+        list, an optimizer's parameters, is cut into such calls, as torch_npu does); ``(True, result)`` (a tuple
+        of the results; for an in-place form the list itself, which then holds them, as eager returns), or
+        ``(False, None)`` when it must run
         eagerly: no row takes its argument kinds, a tensor is not on the CPU, a gradient will be wanted (the
         list ops have no autograd formula), an in-place call's tensors overlap in memory
         (:func:`codegen.torch.lists.in_place_overlap`: PyTorch updates the entries in turn), PyTorch's own
@@ -220,16 +223,16 @@ class _Mode(TorchFunctionMode):
                     func(*(on_meta(a) for a in args), **{k: on_meta(v) for k, v in kwargs.items()})
             except Exception:  # PyTorch refuses the call: eager gives its error
                 return False, None
-            cann = row.args(bound)
-            if not self.can_run(row.api, cann):
+            chunks = _list_chunks(row.args(bound))
+            if not all(self.can_run(row.api, c) for c in chunks):
                 return False, None
-            out = self.run(row.api, cann)
+            out = [t for c in chunks for t in self.run(row.api, c)]
             if not row.in_place:
-                return True, out
+                return True, tuple(out)  # as eager PyTorch's out-of-place forms return
             with torch._C.DisableTorchFunction(), torch.no_grad():
                 for target, value in zip(bound["self"], out):
                     target.copy_(value)
-            return True, None
+            return True, bound["self"]  # eager's in-place forms return the list they updated
         return False, None
 
     def _fits(self, row: TorchOp, bound: Args, func: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> bool:
@@ -284,3 +287,19 @@ def ops(product: str = "Ascend910B") -> Iterator[Report]:
     mode = _Mode(product)
     with mode:
         yield mode.report
+
+
+def _list_chunks(cann: dict[str, Any]) -> list[dict[str, Any]]:
+    """The API call ``cann`` (its tensor lists as lists) as calls of at most
+    :data:`~codegen.plan.tensor_lists.MAX_LIST_TENSORS` tensors per list: the lists cut at the same positions,
+    every other argument repeated; one call for a list no longer than that (an empty one included)."""
+    from codegen.plan.tensor_lists import MAX_LIST_TENSORS
+
+    lists = [k for k, v in cann.items() if isinstance(v, list)]
+    n = max((len(cann[k]) for k in lists), default=0)
+    if n <= MAX_LIST_TENSORS:
+        return [cann]
+    return [
+        {k: v[i : i + MAX_LIST_TENSORS] if k in lists else v for k, v in cann.items()}
+        for i in range(0, n, MAX_LIST_TENSORS)
+    ]
