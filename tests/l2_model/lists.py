@@ -10,9 +10,9 @@ and formats, and the op's NumPy reference.
 The rules:
 
 1. a null list, a null aclScalar or a null element of any list: 161001 (CANN checks the lists and dereferences
-   the elements unchecked; this project answers a null element with 161001, the spec's notes say so); then an
-   aclScalar of a dtype none of the op's lists takes (the spec's attr dtypes): 161002, also beside empty lists,
-   which ops-nn's V2 APIs accept with any aclScalar (the spec's notes say so);
+   the elements unchecked; this project answers a null element with 161001, the spec's notes say so); an
+   aclScalar's dtype is checked against a non-empty list's only (rule 3): beside empty lists any dtype is
+   accepted, as ops-nn's V2 APIs do;
 2. every other list (the other inputs and the output) holds as many tensors as the first input list; every
    tensor of the first input list has rank 8 or less; each list's i-th tensor has the first list's i-th shape:
    else 161002;
@@ -79,10 +79,6 @@ def predict(spec: OpSpec, product: Product, call: ListCall) -> Prediction:
     for name in names:
         if any(t.null for t in call.lists[name] or []):
             return Prediction(NULLPTR, f"an element of {name} is null")
-    for name, scalar in call.scalars.items():
-        declared = next(a for a in spec.attrs if a.name == name).scalar_dtypes
-        if scalar is not None and scalar[1].name not in declared:
-            return Prediction(INVALID, f"{name} of dtype {scalar[1].name}, which no list takes")
     first = call.lists[inputs[0]] or []
     for name in names[1:]:
         if len(call.lists[name] or []) != len(first):

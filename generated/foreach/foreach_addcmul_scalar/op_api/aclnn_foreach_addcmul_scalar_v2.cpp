@@ -269,12 +269,8 @@ aclnnStatus aclnnForeachAddcmulScalarV2GetWorkspaceSize(const aclTensorList *x1,
   (void)scalarValue;  // the kernel gets the aclScalar as a one-element tensor (ConvertToTensor below)
   aclnnStatus ret = CheckParams(x1, x2, x3, scalar, out);
   CHECK_RET(ret == ACLNN_SUCCESS, ret);
-  if (scalar->GetDataType() != op::DataType::DT_FLOAT && scalar->GetDataType() != op::DataType::DT_FLOAT16 &&
-      scalar->GetDataType() != op::DataType::DT_DOUBLE) {
-    OP_LOGE(ACLNN_ERR_PARAM_INVALID, "scalar must have dtype FLOAT, FLOAT16, DOUBLE, but has %s.",
-            op::ToString(scalar->GetDataType()).GetString());
-    return ACLNN_ERR_PARAM_INVALID;
-  }
+  // an aclScalar's dtype is checked against a non-empty list's only (CheckParams), as ops-nn's foreach V2 APIs:
+  // beside empty lists any dtype is accepted and nothing is launched
 
   // an empty list, or tensors without an element: nothing to compute
   if (x1->Size() == 0 || ListElements(x1) == 0) {

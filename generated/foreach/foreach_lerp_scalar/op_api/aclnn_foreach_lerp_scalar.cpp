@@ -255,11 +255,8 @@ aclnnStatus aclnnForeachLerpScalarGetWorkspaceSize(const aclTensorList *x1, cons
   (void)weightValue;  // the kernel gets the aclScalar as a one-element tensor (ConvertToTensor below)
   aclnnStatus ret = CheckParams(x1, x2, weight, out);
   CHECK_RET(ret == ACLNN_SUCCESS, ret);
-  if (weight->GetDataType() != op::DataType::DT_FLOAT && weight->GetDataType() != op::DataType::DT_DOUBLE) {
-    OP_LOGE(ACLNN_ERR_PARAM_INVALID, "weight must have dtype FLOAT, DOUBLE, but has %s.",
-            op::ToString(weight->GetDataType()).GetString());
-    return ACLNN_ERR_PARAM_INVALID;
-  }
+  // an aclScalar's dtype is checked against a non-empty list's only (CheckParams), as ops-nn's foreach V2 APIs:
+  // beside empty lists any dtype is accepted and nothing is launched
 
   // an empty list, or tensors without an element: nothing to compute
   if (x1->Size() == 0 || ListElements(x1) == 0) {

@@ -208,6 +208,8 @@ aclnnStatus aclnnForeachMulListGetWorkspaceSize(const aclTensorList *x1, const a
 
   aclnnStatus ret = CheckParams(x1, x2, out);
   CHECK_RET(ret == ACLNN_SUCCESS, ret);
+  // an aclScalar's dtype is checked against a non-empty list's only (CheckParams), as ops-nn's foreach V2 APIs:
+  // beside empty lists any dtype is accepted and nothing is launched
 
   // an empty list, or tensors without an element: nothing to compute
   if (x1->Size() == 0 || ListElements(x1) == 0) {

@@ -202,6 +202,8 @@ aclnnStatus aclnnForeachSqrtGetWorkspaceSize(const aclTensorList *x, aclTensorLi
 
   aclnnStatus ret = CheckParams(x, out);
   CHECK_RET(ret == ACLNN_SUCCESS, ret);
+  // an aclScalar's dtype is checked against a non-empty list's only (CheckParams), as ops-nn's foreach V2 APIs:
+  // beside empty lists any dtype is accepted and nothing is launched
 
   // an empty list, or tensors without an element: nothing to compute
   if (x->Size() == 0 || ListElements(x) == 0) {
