@@ -148,6 +148,10 @@ def test_a_catalogue_too_small_for_many_ops_reports_ten_and_counts_the_rest(tmp_
     """Every project op on three products of 1024 bytes of UB: ten errors shown, the others counted."""
     specs = tmp_path / "specs"
     shutil.copytree(project_paths().specs, specs)
+    for path in specs.glob("*.yaml"):  # a reservation beyond the UB is the spec's own error (the test below)
+        found = re.search(r"^  ub_reserved_bytes: (\d+)", path.read_text(), re.M)
+        if found is not None and int(found.group(1)) >= 1024:
+            path.unlink()
     products = ("Ascend910B", "Ascend910_93", "Ascend950")
     entries = _small_ub_catalogue(specs, products, 1024)
     # every (op, product) pair of these products, counted from the spec files' `products:` lines, but the

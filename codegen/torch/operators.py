@@ -94,7 +94,7 @@ def integer_scalars(spec: OpSpec, params: Args) -> Args:
     """``params`` (by CANN name, tensors as arrays) with each Python int given for a ``scalar`` attr that takes
     INT64 made an INT64 aclScalar (``ScalarArg(value, "INT64")``) where the first input holds integer arrays
     and the value is within their dtype's range: PyTorch keeps an integer tensor's dtype with such a number
-    (``torch._foreach_add`` of an int32 list and 3 is int32), and ops-nn's foreach V2 APIs take an INT32 list's
+    (``torch._foreach_add`` of an int32 list and 3 is int32), and ops-nn's tensor-list V2 APIs take an INT32 list's
     scalar as INT32 or INT64 only, where a plain Python number is a DOUBLE aclScalar (161002: the call would
     run eagerly). Any other value stays as it is (a float with an integer list: PyTorch promotes it, and the
     API's 161002 leaves the call to eager PyTorch)."""

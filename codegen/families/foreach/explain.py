@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from codegen.check.constraints import TensorStandIn
 from codegen.families.foreach.compute import ForeachCompute
-from codegen.families.foreach.plan.tiling import TILE_BUFFERS, op_compute_dtype, output_tiles, tiling_decision
+from codegen.families.foreach.plan.tiling import list_buffers, op_compute_dtype, output_tiles, tiling_decision
 from codegen.spec.model import DType, OpSpec, Product
 
 __all__ = ["explain_tensors", "explain_tiling", "shape_call"]
@@ -52,16 +52,17 @@ def explain_tiling(spec: OpSpec, product: Product, shape: tuple[int, ...], dtype
     inputs = len(_compute(spec).sources)
     cast = f" and {inputs} {wide.name} tile(s) (computed in {wide.name})" if wide is not dt else ""
     outs = output_tiles(spec)
+    buffers = list_buffers(spec, product)
     out_text = (
-        f"{TILE_BUFFERS * outs} output tiles" if outs else "no output tile (the result is copied out of an input tile)"
+        f"{buffers * outs} output tiles" if outs else "no output tile (the result is copied out of an input tile)"
     )
     ub_bytes = t.inputs_tensor_ub_size * (
-        (inputs + outs) * TILE_BUFFERS * dt.itemsize + (inputs * wide.itemsize if wide is not dt else 0)
+        (inputs + outs) * buffers * dt.itemsize + (inputs * wide.itemsize if wide is not dt else 0)
     )
     lines = [
         f"{head}: tiling key {t.tiling_key}, blockDim {t.block_dim} of {product.vector_core_num}, workspace "
         f"{t.workspace_bytes} bytes (system workspace only)",
-        f"  UB: {TILE_BUFFERS} tiles per input list ({inputs}) and {out_text}, of "
+        f"  UB: {buffers} tile(s) per input list ({inputs}) and {out_text}, of "
         f"{t.inputs_tensor_ub_size} elements{cast}: {ub_bytes} of {product.ub_bytes} bytes"
         + (
             f" ({spec.tiling.ub_reserved_bytes} kept back: the spec's ub_reserved_bytes)"

@@ -51,17 +51,26 @@ def output_tiles(spec: OpSpec) -> int:
     return 0 if getattr(spec.compute, "implicit_output", False) else 1
 
 
+def list_buffers(spec: OpSpec, product: Product) -> int:
+    """Buffers per list queue on ``product``: :data:`TILE_BUFFERS` (double buffering) where the queues of each
+    position fit its ``queue_buffer_cap`` with them (the input lists' at VECIN, the output tiles' at VECOUT), else
+    one (three input lists on a product of 4 queue buffers per position). Products sharing an NpuArch agree on the
+    cap, so the kernel, compiled per NpuArch, knows it (``LIST_BUFFERS``)."""
+    queues = max(len(spec.inputs), output_tiles(spec))
+    return TILE_BUFFERS if queues * TILE_BUFFERS <= product.queue_buffer_cap else 1
+
+
 def tile_elements(spec: OpSpec, product: Product, dtype: DType) -> int:
     """Elements of one UB tile (a multiple of a 32-byte block's elements): the UB after the spec's reserved
-    bytes, over two tiles of ``dtype`` per input list and two output tiles (none where the result lands in an
-    input tile, :func:`output_tiles`) and, where the op computes in a wider dtype, one tile of that dtype per input
-    list: with three input lists each tile is smaller than with one.
+    bytes, over :func:`list_buffers` tiles of ``dtype`` per input list and as many output tiles (none where the
+    result lands in an input tile, :func:`output_tiles`) and, where the op computes in a wider dtype, one tile of
+    that dtype per input list: with three input lists each tile is smaller than with one.
 
     Raises:
         ValueError: the UB holds no tile of one block.
     """
     inputs = len(spec.inputs)
-    per_element = (inputs + output_tiles(spec)) * TILE_BUFFERS * dtype.itemsize
+    per_element = (inputs + output_tiles(spec)) * list_buffers(spec, product) * dtype.itemsize
     wide = op_compute_dtype(spec, dtype)
     if wide is not dtype:
         per_element += inputs * wide.itemsize
@@ -132,18 +141,20 @@ def tiling_decision(spec: OpSpec, product: Product, counts: tuple[int, ...], dty
 
 
 def validate(spec: OpSpec, catalogue: Catalogue) -> None:
-    """Returns when every product of ``spec`` can run the list kernel: queues of two tiles, and a UB that holds
-    one tile of one block in each of the list's dtypes.
+    """Returns when every product of ``spec`` can run the list kernel: a queue of one buffer per input list at one
+    position (:func:`list_buffers`), and a UB that holds one tile of one block in each of the list's dtypes.
 
     Raises:
-        ValueError: a product with fewer than two buffers per queue, or whose UB holds no tile; the message
-            names the product.
+        ValueError: a product with fewer queue buffers per position than the op has input lists, or whose UB
+            holds no tile; the message names the product.
     """
     for name in spec.products:
         product = catalogue.get(name)
-        if product.queue_buffer_cap < TILE_BUFFERS:
+        queues = max(len(spec.inputs), output_tiles(spec))
+        if product.queue_buffer_cap < queues:
             raise ValueError(
-                f"{name}: a queue holds {product.queue_buffer_cap} buffer(s); the kernel needs {TILE_BUFFERS}"
+                f"{name}: a position holds {product.queue_buffer_cap} queue buffer(s); the kernel's {queues} list "
+                "queues need one each"
             )
         for dtype in spec.inputs[0].dtypes_for(product):
             tile_elements(spec, product, dtype)

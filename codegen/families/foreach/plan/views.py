@@ -13,6 +13,7 @@ from codegen.families.foreach.plan.tiling import (
     MAX_LIST_CORES,
     TILE_BUFFERS,
     TILING_FIELDS,
+    list_buffers,
     op_compute_dtype,
     output_tiles,
 )
@@ -20,7 +21,7 @@ from codegen.families.foreach.plan.ut import ut_infer_cases, ut_tiling_cases
 from codegen.plan import doc_lines, doc_tables
 from codegen.plan.constraints import ConstraintChecks
 from codegen.plan.doc_tables import StatusRow, status_table
-from codegen.plan.products import DtypeGroup
+from codegen.plan.products import DtypeGroup, QueueCap, archs_condition, queue_caps
 from codegen.plan.shared_views import TilingHeaderView, UtTilingDefView, family_views
 from codegen.plan.signature import SignatureParam
 from codegen.plan.tensor_lists import MAX_LIST_TENSORS
@@ -148,6 +149,7 @@ class TilingSourceView(TilingSourceBase):
     list_sizes: ListSizes
     roles: ListRoles
     tile_buffers: int
+    queue_caps: tuple[QueueCap, ...]
 
 
 @dataclass(frozen=True)
@@ -166,10 +168,12 @@ class ListUtTilingDefView(UtTilingDefView):
 
 @dataclass(frozen=True)
 class KernelView(KernelBase):
-    """``op_kernel/<kernel>.cpp``: ListUnary (one input list) or ListBinary (two) per tiling key."""
+    """``op_kernel/<kernel>.cpp``: ListUnary (one input list) or ListBinary (two) per tiling key;
+    ``single_buffer_condition``: the preprocessor condition of the NpuArchs whose list queues hold one buffer."""
 
     branches: tuple[KernelBranch, ...]
     roles: ListRoles
+    single_buffer_condition: str
 
 
 @dataclass(frozen=True)
@@ -334,8 +338,14 @@ def _compute_line(spec: OpSpec) -> str:
 
 def _tiling_lines(spec: OpSpec, products: list[Product]) -> list[str]:
     comp = compute_of(spec)
+    single = [p.name for p in products if list_buffers(spec, p) < TILE_BUFFERS]
+    buffers = (
+        f"{TILE_BUFFERS} ({', '.join(single)}: 1, whose queue buffers per position hold no more)"
+        if single
+        else f"{TILE_BUFFERS}"
+    )
     outs = (
-        f"{TILE_BUFFERS} output tiles"
+        "as many output tiles"
         if output_tiles(spec)
         else "no output tile (the result is copied out of the input tile it lands in)"
     )
@@ -347,7 +357,7 @@ def _tiling_lines(spec: OpSpec, products: list[Product]) -> list[str]:
         "at.",
         f"Cores: one per {spec.tiling.min_bytes_per_core} bytes of `{comp.source}` at least, at most the product's "
         f"vector cores (and {MAX_LIST_CORES}).",
-        f"UB holds {TILE_BUFFERS} tiles per input list ({len(comp.sources)}) and {outs} (and one FLOAT tile per "
+        f"UB holds {buffers} tiles per input list ({len(comp.sources)}) and {outs} (and one FLOAT tile per "
         "input list for a dtype computed in FLOAT); each tile is moved by one DataCopyPad of its exact bytes.",
     ]
 
@@ -374,6 +384,11 @@ def _family_parts(spec: OpSpec, catalogue: Catalogue, common: Mapping[str, Any])
         "branches": _branches(spec),
         "dtype_keys": _branches(spec),
         "tile_buffers": TILE_BUFFERS,
+        # the NpuArchs whose list queues hold one buffer each (list_buffers), and each NpuArch's queue cap
+        "single_buffer_condition": archs_condition(
+            p.npu_arch for p in common["products"] if list_buffers(spec, p) < TILE_BUFFERS
+        ),
+        "queue_caps": tuple(queue_caps(common["products"])),
         "block_bytes": UB_BLOCK_BYTES,
         "dfx_in": ", ".join(comp.sources),
         "status_rows": _status_rows(spec),

@@ -13,6 +13,9 @@ using namespace AscendC;
 
 namespace {
 constexpr int64_t BLOCK_BYTES = 32;
+// Buffers per list queue: two (a tile's copy overlaps the previous tile's compute) where the queues of a position
+// fit the NpuArch's queue buffers per position with them, else one.
+constexpr int32_t LIST_BUFFERS = 2;
 template <typename T>
 __aicore__ inline void CopyGmToUb(const LocalTensor<T> &dst, const GlobalTensor<T> &src, int64_t count) {
   DataCopyExtParams copyParams{1, static_cast<uint32_t>(count * static_cast<int64_t>(sizeof(T))), 0, 0, 0};
@@ -56,8 +59,8 @@ class ListUnary {
     endOffset_ = endOffset;
     tileElements_ = tileElements;
     const uint32_t tileBytes = static_cast<uint32_t>(tileElements * static_cast<int64_t>(sizeof(T)));
-    pipe_.InitBuffer(inQueue_, 2, tileBytes);
-    pipe_.InitBuffer(outQueue_, 2, tileBytes);
+    pipe_.InitBuffer(inQueue_, LIST_BUFFERS, tileBytes);
+    pipe_.InitBuffer(outQueue_, LIST_BUFFERS, tileBytes);
     if constexpr (!std::is_same<T, C>::value) {
       pipe_.InitBuffer(castBuf_, static_cast<uint32_t>(tileElements * static_cast<int64_t>(sizeof(C))));
     }

@@ -24,6 +24,18 @@ constexpr int64_t MIN_BYTES_PER_CORE = 32768;
 constexpr int64_t MAX_TENSORS = 256;
 constexpr int64_t MAX_CORES = 50;
 
+// Queue buffers per position (specs/products.yaml `queue_buffer_cap`) on each NpuArch of the op's products; products
+// sharing an NpuArch agree on it. 0 for any other NpuArch.
+int64_t QueueBufferCap(uint32_t npuArch) {
+  switch (npuArch) {
+    case 2201:  // Ascend910B, Ascend910_93
+    case 3510:  // Ascend950
+      return 8;
+    default:
+      return 0;
+  }
+}
+
 // The tiling key of a `x` dtype, its bytes per element and the bytes of the dtype a tile is computed in
 // (-1: not supported).
 int64_t DtypeKey(ge::DataType dtype, int64_t &bytes, int64_t &computeBytes) {
@@ -156,8 +168,11 @@ static ge::graphStatus ForeachMulScalarTilingFunc(gert::TilingContext *context) 
     totalBlocks += counts[i] / blockElements + (counts[i] % blockElements != 0 ? 1 : 0);
   }
   // UB: TILE_BUFFERS tiles per input list and per output list (OUTPUT_LISTS: 0 where the result lands in an input
-  // tile), and a tile of the compute dtype per input list where it is wider
-  const int64_t perElement = (INPUT_LISTS + OUTPUT_LISTS) * TILE_BUFFERS * elementBytes +
+  // tile), one each where the NpuArch's queue buffers per position hold no more (the kernel's LIST_BUFFERS), and a
+  // tile of the compute dtype per input list where it is wider
+  const int64_t queueCap = QueueBufferCap(static_cast<uint32_t>(ascendcPlatform.GetCurNpuArch()));
+  const int64_t buffers = std::max(INPUT_LISTS, OUTPUT_LISTS) * TILE_BUFFERS <= queueCap ? TILE_BUFFERS : 1;
+  const int64_t perElement = (INPUT_LISTS + OUTPUT_LISTS) * buffers * elementBytes +
                              (computeBytes != elementBytes ? INPUT_LISTS * computeBytes : 0);
   const int64_t budget = static_cast<int64_t>(ubSize) - UB_RESERVED_BYTES;
   const int64_t inputsTensorUbSize = budget / perElement / blockElements * blockElements;

@@ -97,7 +97,7 @@ TEST_F(ForeachPowScalarTiling, Ascend910B_FLOAT_4x10x7) {
   ExpectLaunch(context, *workspace, 2ULL, 1U, 16777216ULL);
   const gert::TilingData &data = *context->GetRawTilingData();
   bool found = false;
-  EXPECT_EQ(FieldAt<int64_t>(data, 0, found), 10496LL) << "tiling field inputsTensorUbSize";
+  EXPECT_EQ(FieldAt<int64_t>(data, 0, found), 11776LL) << "tiling field inputsTensorUbSize";
   EXPECT_TRUE(found) << "tiling field inputsTensorUbSize";
   EXPECT_EQ(FieldAt<int64_t>(data, 8, found), 1LL) << "tiling field needCoreNum";
   EXPECT_TRUE(found) << "tiling field needCoreNum";
@@ -139,7 +139,7 @@ TEST_F(ForeachPowScalarTiling, Ascend910B_FLOAT_3000x1001) {
   ExpectLaunch(context, *workspace, 2ULL, 48U, 16777216ULL);
   const gert::TilingData &data = *context->GetRawTilingData();
   bool found = false;
-  EXPECT_EQ(FieldAt<int64_t>(data, 0, found), 10496LL) << "tiling field inputsTensorUbSize";
+  EXPECT_EQ(FieldAt<int64_t>(data, 0, found), 11776LL) << "tiling field inputsTensorUbSize";
   EXPECT_TRUE(found) << "tiling field inputsTensorUbSize";
   EXPECT_EQ(FieldAt<int64_t>(data, 8, found), 48LL) << "tiling field needCoreNum";
   EXPECT_TRUE(found) << "tiling field needCoreNum";
@@ -181,7 +181,7 @@ TEST_F(ForeachPowScalarTiling, Ascend910B_FLOAT_0x5) {
   ExpectLaunch(context, *workspace, 2ULL, 0U, 16777216ULL);
   const gert::TilingData &data = *context->GetRawTilingData();
   bool found = false;
-  EXPECT_EQ(FieldAt<int64_t>(data, 0, found), 10496LL) << "tiling field inputsTensorUbSize";
+  EXPECT_EQ(FieldAt<int64_t>(data, 0, found), 11776LL) << "tiling field inputsTensorUbSize";
   EXPECT_TRUE(found) << "tiling field inputsTensorUbSize";
   EXPECT_EQ(FieldAt<int64_t>(data, 8, found), 0LL) << "tiling field needCoreNum";
   EXPECT_TRUE(found) << "tiling field needCoreNum";
@@ -223,7 +223,7 @@ TEST_F(ForeachPowScalarTiling, Ascend910B_FLOAT_scalar) {
   ExpectLaunch(context, *workspace, 2ULL, 1U, 16777216ULL);
   const gert::TilingData &data = *context->GetRawTilingData();
   bool found = false;
-  EXPECT_EQ(FieldAt<int64_t>(data, 0, found), 10496LL) << "tiling field inputsTensorUbSize";
+  EXPECT_EQ(FieldAt<int64_t>(data, 0, found), 11776LL) << "tiling field inputsTensorUbSize";
   EXPECT_TRUE(found) << "tiling field inputsTensorUbSize";
   EXPECT_EQ(FieldAt<int64_t>(data, 8, found), 1LL) << "tiling field needCoreNum";
   EXPECT_TRUE(found) << "tiling field needCoreNum";
@@ -265,7 +265,7 @@ TEST_F(ForeachPowScalarTiling, Ascend910B_FLOAT16_4x10x7) {
   ExpectLaunch(context, *workspace, 1ULL, 1U, 16777216ULL);
   const gert::TilingData &data = *context->GetRawTilingData();
   bool found = false;
-  EXPECT_EQ(FieldAt<int64_t>(data, 0, found), 20992LL) << "tiling field inputsTensorUbSize";
+  EXPECT_EQ(FieldAt<int64_t>(data, 0, found), 23552LL) << "tiling field inputsTensorUbSize";
   EXPECT_TRUE(found) << "tiling field inputsTensorUbSize";
   EXPECT_EQ(FieldAt<int64_t>(data, 8, found), 1LL) << "tiling field needCoreNum";
   EXPECT_TRUE(found) << "tiling field needCoreNum";
@@ -307,7 +307,7 @@ TEST_F(ForeachPowScalarTiling, Ascend910B_FLOAT16_3000x1001) {
   ExpectLaunch(context, *workspace, 1ULL, 48U, 16777216ULL);
   const gert::TilingData &data = *context->GetRawTilingData();
   bool found = false;
-  EXPECT_EQ(FieldAt<int64_t>(data, 0, found), 20992LL) << "tiling field inputsTensorUbSize";
+  EXPECT_EQ(FieldAt<int64_t>(data, 0, found), 23552LL) << "tiling field inputsTensorUbSize";
   EXPECT_TRUE(found) << "tiling field inputsTensorUbSize";
   EXPECT_EQ(FieldAt<int64_t>(data, 8, found), 48LL) << "tiling field needCoreNum";
   EXPECT_TRUE(found) << "tiling field needCoreNum";
@@ -349,7 +349,7 @@ TEST_F(ForeachPowScalarTiling, Ascend910B_FLOAT16_0x5) {
   ExpectLaunch(context, *workspace, 1ULL, 0U, 16777216ULL);
   const gert::TilingData &data = *context->GetRawTilingData();
   bool found = false;
-  EXPECT_EQ(FieldAt<int64_t>(data, 0, found), 20992LL) << "tiling field inputsTensorUbSize";
+  EXPECT_EQ(FieldAt<int64_t>(data, 0, found), 23552LL) << "tiling field inputsTensorUbSize";
   EXPECT_TRUE(found) << "tiling field inputsTensorUbSize";
   EXPECT_EQ(FieldAt<int64_t>(data, 8, found), 0LL) << "tiling field needCoreNum";
   EXPECT_TRUE(found) << "tiling field needCoreNum";
@@ -391,7 +391,7 @@ TEST_F(ForeachPowScalarTiling, Ascend910B_FLOAT16_scalar) {
   ExpectLaunch(context, *workspace, 1ULL, 1U, 16777216ULL);
   const gert::TilingData &data = *context->GetRawTilingData();
   bool found = false;
-  EXPECT_EQ(FieldAt<int64_t>(data, 0, found), 20992LL) << "tiling field inputsTensorUbSize";
+  EXPECT_EQ(FieldAt<int64_t>(data, 0, found), 23552LL) << "tiling field inputsTensorUbSize";
   EXPECT_TRUE(found) << "tiling field inputsTensorUbSize";
   EXPECT_EQ(FieldAt<int64_t>(data, 8, found), 1LL) << "tiling field needCoreNum";
   EXPECT_TRUE(found) << "tiling field needCoreNum";
@@ -433,7 +433,7 @@ TEST_F(ForeachPowScalarTiling, Ascend910B_BF16_4x10x7) {
   ExpectLaunch(context, *workspace, 4ULL, 1U, 16777216ULL);
   const gert::TilingData &data = *context->GetRawTilingData();
   bool found = false;
-  EXPECT_EQ(FieldAt<int64_t>(data, 0, found), 13984LL) << "tiling field inputsTensorUbSize";
+  EXPECT_EQ(FieldAt<int64_t>(data, 0, found), 15696LL) << "tiling field inputsTensorUbSize";
   EXPECT_TRUE(found) << "tiling field inputsTensorUbSize";
   EXPECT_EQ(FieldAt<int64_t>(data, 8, found), 1LL) << "tiling field needCoreNum";
   EXPECT_TRUE(found) << "tiling field needCoreNum";
@@ -475,7 +475,7 @@ TEST_F(ForeachPowScalarTiling, Ascend910B_BF16_3000x1001) {
   ExpectLaunch(context, *workspace, 4ULL, 48U, 16777216ULL);
   const gert::TilingData &data = *context->GetRawTilingData();
   bool found = false;
-  EXPECT_EQ(FieldAt<int64_t>(data, 0, found), 13984LL) << "tiling field inputsTensorUbSize";
+  EXPECT_EQ(FieldAt<int64_t>(data, 0, found), 15696LL) << "tiling field inputsTensorUbSize";
   EXPECT_TRUE(found) << "tiling field inputsTensorUbSize";
   EXPECT_EQ(FieldAt<int64_t>(data, 8, found), 48LL) << "tiling field needCoreNum";
   EXPECT_TRUE(found) << "tiling field needCoreNum";
@@ -517,7 +517,7 @@ TEST_F(ForeachPowScalarTiling, Ascend910B_BF16_0x5) {
   ExpectLaunch(context, *workspace, 4ULL, 0U, 16777216ULL);
   const gert::TilingData &data = *context->GetRawTilingData();
   bool found = false;
-  EXPECT_EQ(FieldAt<int64_t>(data, 0, found), 13984LL) << "tiling field inputsTensorUbSize";
+  EXPECT_EQ(FieldAt<int64_t>(data, 0, found), 15696LL) << "tiling field inputsTensorUbSize";
   EXPECT_TRUE(found) << "tiling field inputsTensorUbSize";
   EXPECT_EQ(FieldAt<int64_t>(data, 8, found), 0LL) << "tiling field needCoreNum";
   EXPECT_TRUE(found) << "tiling field needCoreNum";
@@ -559,7 +559,7 @@ TEST_F(ForeachPowScalarTiling, Ascend910B_BF16_scalar) {
   ExpectLaunch(context, *workspace, 4ULL, 1U, 16777216ULL);
   const gert::TilingData &data = *context->GetRawTilingData();
   bool found = false;
-  EXPECT_EQ(FieldAt<int64_t>(data, 0, found), 13984LL) << "tiling field inputsTensorUbSize";
+  EXPECT_EQ(FieldAt<int64_t>(data, 0, found), 15696LL) << "tiling field inputsTensorUbSize";
   EXPECT_TRUE(found) << "tiling field inputsTensorUbSize";
   EXPECT_EQ(FieldAt<int64_t>(data, 8, found), 1LL) << "tiling field needCoreNum";
   EXPECT_TRUE(found) << "tiling field needCoreNum";
@@ -601,7 +601,7 @@ TEST_F(ForeachPowScalarTiling, Ascend910_93_FLOAT_4x10x7) {
   ExpectLaunch(context, *workspace, 2ULL, 1U, 16777216ULL);
   const gert::TilingData &data = *context->GetRawTilingData();
   bool found = false;
-  EXPECT_EQ(FieldAt<int64_t>(data, 0, found), 10496LL) << "tiling field inputsTensorUbSize";
+  EXPECT_EQ(FieldAt<int64_t>(data, 0, found), 11776LL) << "tiling field inputsTensorUbSize";
   EXPECT_TRUE(found) << "tiling field inputsTensorUbSize";
   EXPECT_EQ(FieldAt<int64_t>(data, 8, found), 1LL) << "tiling field needCoreNum";
   EXPECT_TRUE(found) << "tiling field needCoreNum";
@@ -643,7 +643,7 @@ TEST_F(ForeachPowScalarTiling, Ascend910_93_FLOAT_3000x1001) {
   ExpectLaunch(context, *workspace, 2ULL, 48U, 16777216ULL);
   const gert::TilingData &data = *context->GetRawTilingData();
   bool found = false;
-  EXPECT_EQ(FieldAt<int64_t>(data, 0, found), 10496LL) << "tiling field inputsTensorUbSize";
+  EXPECT_EQ(FieldAt<int64_t>(data, 0, found), 11776LL) << "tiling field inputsTensorUbSize";
   EXPECT_TRUE(found) << "tiling field inputsTensorUbSize";
   EXPECT_EQ(FieldAt<int64_t>(data, 8, found), 48LL) << "tiling field needCoreNum";
   EXPECT_TRUE(found) << "tiling field needCoreNum";
@@ -685,7 +685,7 @@ TEST_F(ForeachPowScalarTiling, Ascend910_93_FLOAT_0x5) {
   ExpectLaunch(context, *workspace, 2ULL, 0U, 16777216ULL);
   const gert::TilingData &data = *context->GetRawTilingData();
   bool found = false;
-  EXPECT_EQ(FieldAt<int64_t>(data, 0, found), 10496LL) << "tiling field inputsTensorUbSize";
+  EXPECT_EQ(FieldAt<int64_t>(data, 0, found), 11776LL) << "tiling field inputsTensorUbSize";
   EXPECT_TRUE(found) << "tiling field inputsTensorUbSize";
   EXPECT_EQ(FieldAt<int64_t>(data, 8, found), 0LL) << "tiling field needCoreNum";
   EXPECT_TRUE(found) << "tiling field needCoreNum";
@@ -727,7 +727,7 @@ TEST_F(ForeachPowScalarTiling, Ascend910_93_FLOAT_scalar) {
   ExpectLaunch(context, *workspace, 2ULL, 1U, 16777216ULL);
   const gert::TilingData &data = *context->GetRawTilingData();
   bool found = false;
-  EXPECT_EQ(FieldAt<int64_t>(data, 0, found), 10496LL) << "tiling field inputsTensorUbSize";
+  EXPECT_EQ(FieldAt<int64_t>(data, 0, found), 11776LL) << "tiling field inputsTensorUbSize";
   EXPECT_TRUE(found) << "tiling field inputsTensorUbSize";
   EXPECT_EQ(FieldAt<int64_t>(data, 8, found), 1LL) << "tiling field needCoreNum";
   EXPECT_TRUE(found) << "tiling field needCoreNum";
@@ -769,7 +769,7 @@ TEST_F(ForeachPowScalarTiling, Ascend910_93_FLOAT16_4x10x7) {
   ExpectLaunch(context, *workspace, 1ULL, 1U, 16777216ULL);
   const gert::TilingData &data = *context->GetRawTilingData();
   bool found = false;
-  EXPECT_EQ(FieldAt<int64_t>(data, 0, found), 20992LL) << "tiling field inputsTensorUbSize";
+  EXPECT_EQ(FieldAt<int64_t>(data, 0, found), 23552LL) << "tiling field inputsTensorUbSize";
   EXPECT_TRUE(found) << "tiling field inputsTensorUbSize";
   EXPECT_EQ(FieldAt<int64_t>(data, 8, found), 1LL) << "tiling field needCoreNum";
   EXPECT_TRUE(found) << "tiling field needCoreNum";
@@ -811,7 +811,7 @@ TEST_F(ForeachPowScalarTiling, Ascend910_93_FLOAT16_3000x1001) {
   ExpectLaunch(context, *workspace, 1ULL, 48U, 16777216ULL);
   const gert::TilingData &data = *context->GetRawTilingData();
   bool found = false;
-  EXPECT_EQ(FieldAt<int64_t>(data, 0, found), 20992LL) << "tiling field inputsTensorUbSize";
+  EXPECT_EQ(FieldAt<int64_t>(data, 0, found), 23552LL) << "tiling field inputsTensorUbSize";
   EXPECT_TRUE(found) << "tiling field inputsTensorUbSize";
   EXPECT_EQ(FieldAt<int64_t>(data, 8, found), 48LL) << "tiling field needCoreNum";
   EXPECT_TRUE(found) << "tiling field needCoreNum";
@@ -853,7 +853,7 @@ TEST_F(ForeachPowScalarTiling, Ascend910_93_FLOAT16_0x5) {
   ExpectLaunch(context, *workspace, 1ULL, 0U, 16777216ULL);
   const gert::TilingData &data = *context->GetRawTilingData();
   bool found = false;
-  EXPECT_EQ(FieldAt<int64_t>(data, 0, found), 20992LL) << "tiling field inputsTensorUbSize";
+  EXPECT_EQ(FieldAt<int64_t>(data, 0, found), 23552LL) << "tiling field inputsTensorUbSize";
   EXPECT_TRUE(found) << "tiling field inputsTensorUbSize";
   EXPECT_EQ(FieldAt<int64_t>(data, 8, found), 0LL) << "tiling field needCoreNum";
   EXPECT_TRUE(found) << "tiling field needCoreNum";
@@ -895,7 +895,7 @@ TEST_F(ForeachPowScalarTiling, Ascend910_93_FLOAT16_scalar) {
   ExpectLaunch(context, *workspace, 1ULL, 1U, 16777216ULL);
   const gert::TilingData &data = *context->GetRawTilingData();
   bool found = false;
-  EXPECT_EQ(FieldAt<int64_t>(data, 0, found), 20992LL) << "tiling field inputsTensorUbSize";
+  EXPECT_EQ(FieldAt<int64_t>(data, 0, found), 23552LL) << "tiling field inputsTensorUbSize";
   EXPECT_TRUE(found) << "tiling field inputsTensorUbSize";
   EXPECT_EQ(FieldAt<int64_t>(data, 8, found), 1LL) << "tiling field needCoreNum";
   EXPECT_TRUE(found) << "tiling field needCoreNum";
@@ -937,7 +937,7 @@ TEST_F(ForeachPowScalarTiling, Ascend910_93_BF16_4x10x7) {
   ExpectLaunch(context, *workspace, 4ULL, 1U, 16777216ULL);
   const gert::TilingData &data = *context->GetRawTilingData();
   bool found = false;
-  EXPECT_EQ(FieldAt<int64_t>(data, 0, found), 13984LL) << "tiling field inputsTensorUbSize";
+  EXPECT_EQ(FieldAt<int64_t>(data, 0, found), 15696LL) << "tiling field inputsTensorUbSize";
   EXPECT_TRUE(found) << "tiling field inputsTensorUbSize";
   EXPECT_EQ(FieldAt<int64_t>(data, 8, found), 1LL) << "tiling field needCoreNum";
   EXPECT_TRUE(found) << "tiling field needCoreNum";
@@ -979,7 +979,7 @@ TEST_F(ForeachPowScalarTiling, Ascend910_93_BF16_3000x1001) {
   ExpectLaunch(context, *workspace, 4ULL, 48U, 16777216ULL);
   const gert::TilingData &data = *context->GetRawTilingData();
   bool found = false;
-  EXPECT_EQ(FieldAt<int64_t>(data, 0, found), 13984LL) << "tiling field inputsTensorUbSize";
+  EXPECT_EQ(FieldAt<int64_t>(data, 0, found), 15696LL) << "tiling field inputsTensorUbSize";
   EXPECT_TRUE(found) << "tiling field inputsTensorUbSize";
   EXPECT_EQ(FieldAt<int64_t>(data, 8, found), 48LL) << "tiling field needCoreNum";
   EXPECT_TRUE(found) << "tiling field needCoreNum";
@@ -1021,7 +1021,7 @@ TEST_F(ForeachPowScalarTiling, Ascend910_93_BF16_0x5) {
   ExpectLaunch(context, *workspace, 4ULL, 0U, 16777216ULL);
   const gert::TilingData &data = *context->GetRawTilingData();
   bool found = false;
-  EXPECT_EQ(FieldAt<int64_t>(data, 0, found), 13984LL) << "tiling field inputsTensorUbSize";
+  EXPECT_EQ(FieldAt<int64_t>(data, 0, found), 15696LL) << "tiling field inputsTensorUbSize";
   EXPECT_TRUE(found) << "tiling field inputsTensorUbSize";
   EXPECT_EQ(FieldAt<int64_t>(data, 8, found), 0LL) << "tiling field needCoreNum";
   EXPECT_TRUE(found) << "tiling field needCoreNum";
@@ -1063,7 +1063,7 @@ TEST_F(ForeachPowScalarTiling, Ascend910_93_BF16_scalar) {
   ExpectLaunch(context, *workspace, 4ULL, 1U, 16777216ULL);
   const gert::TilingData &data = *context->GetRawTilingData();
   bool found = false;
-  EXPECT_EQ(FieldAt<int64_t>(data, 0, found), 13984LL) << "tiling field inputsTensorUbSize";
+  EXPECT_EQ(FieldAt<int64_t>(data, 0, found), 15696LL) << "tiling field inputsTensorUbSize";
   EXPECT_TRUE(found) << "tiling field inputsTensorUbSize";
   EXPECT_EQ(FieldAt<int64_t>(data, 8, found), 1LL) << "tiling field needCoreNum";
   EXPECT_TRUE(found) << "tiling field needCoreNum";
@@ -1105,7 +1105,7 @@ TEST_F(ForeachPowScalarTiling, Ascend950_FLOAT_4x10x7) {
   ExpectLaunch(context, *workspace, 2ULL, 1U, 16777216ULL);
   const gert::TilingData &data = *context->GetRawTilingData();
   bool found = false;
-  EXPECT_EQ(FieldAt<int64_t>(data, 0, found), 14080LL) << "tiling field inputsTensorUbSize";
+  EXPECT_EQ(FieldAt<int64_t>(data, 0, found), 15360LL) << "tiling field inputsTensorUbSize";
   EXPECT_TRUE(found) << "tiling field inputsTensorUbSize";
   EXPECT_EQ(FieldAt<int64_t>(data, 8, found), 1LL) << "tiling field needCoreNum";
   EXPECT_TRUE(found) << "tiling field needCoreNum";
@@ -1147,7 +1147,7 @@ TEST_F(ForeachPowScalarTiling, Ascend950_FLOAT_3000x1001) {
   ExpectLaunch(context, *workspace, 2ULL, 50U, 16777216ULL);
   const gert::TilingData &data = *context->GetRawTilingData();
   bool found = false;
-  EXPECT_EQ(FieldAt<int64_t>(data, 0, found), 14080LL) << "tiling field inputsTensorUbSize";
+  EXPECT_EQ(FieldAt<int64_t>(data, 0, found), 15360LL) << "tiling field inputsTensorUbSize";
   EXPECT_TRUE(found) << "tiling field inputsTensorUbSize";
   EXPECT_EQ(FieldAt<int64_t>(data, 8, found), 50LL) << "tiling field needCoreNum";
   EXPECT_TRUE(found) << "tiling field needCoreNum";
@@ -1189,7 +1189,7 @@ TEST_F(ForeachPowScalarTiling, Ascend950_FLOAT_0x5) {
   ExpectLaunch(context, *workspace, 2ULL, 0U, 16777216ULL);
   const gert::TilingData &data = *context->GetRawTilingData();
   bool found = false;
-  EXPECT_EQ(FieldAt<int64_t>(data, 0, found), 14080LL) << "tiling field inputsTensorUbSize";
+  EXPECT_EQ(FieldAt<int64_t>(data, 0, found), 15360LL) << "tiling field inputsTensorUbSize";
   EXPECT_TRUE(found) << "tiling field inputsTensorUbSize";
   EXPECT_EQ(FieldAt<int64_t>(data, 8, found), 0LL) << "tiling field needCoreNum";
   EXPECT_TRUE(found) << "tiling field needCoreNum";
@@ -1231,7 +1231,7 @@ TEST_F(ForeachPowScalarTiling, Ascend950_FLOAT_scalar) {
   ExpectLaunch(context, *workspace, 2ULL, 1U, 16777216ULL);
   const gert::TilingData &data = *context->GetRawTilingData();
   bool found = false;
-  EXPECT_EQ(FieldAt<int64_t>(data, 0, found), 14080LL) << "tiling field inputsTensorUbSize";
+  EXPECT_EQ(FieldAt<int64_t>(data, 0, found), 15360LL) << "tiling field inputsTensorUbSize";
   EXPECT_TRUE(found) << "tiling field inputsTensorUbSize";
   EXPECT_EQ(FieldAt<int64_t>(data, 8, found), 1LL) << "tiling field needCoreNum";
   EXPECT_TRUE(found) << "tiling field needCoreNum";
@@ -1273,7 +1273,7 @@ TEST_F(ForeachPowScalarTiling, Ascend950_FLOAT16_4x10x7) {
   ExpectLaunch(context, *workspace, 1ULL, 1U, 16777216ULL);
   const gert::TilingData &data = *context->GetRawTilingData();
   bool found = false;
-  EXPECT_EQ(FieldAt<int64_t>(data, 0, found), 28160LL) << "tiling field inputsTensorUbSize";
+  EXPECT_EQ(FieldAt<int64_t>(data, 0, found), 30720LL) << "tiling field inputsTensorUbSize";
   EXPECT_TRUE(found) << "tiling field inputsTensorUbSize";
   EXPECT_EQ(FieldAt<int64_t>(data, 8, found), 1LL) << "tiling field needCoreNum";
   EXPECT_TRUE(found) << "tiling field needCoreNum";
@@ -1315,7 +1315,7 @@ TEST_F(ForeachPowScalarTiling, Ascend950_FLOAT16_3000x1001) {
   ExpectLaunch(context, *workspace, 1ULL, 50U, 16777216ULL);
   const gert::TilingData &data = *context->GetRawTilingData();
   bool found = false;
-  EXPECT_EQ(FieldAt<int64_t>(data, 0, found), 28160LL) << "tiling field inputsTensorUbSize";
+  EXPECT_EQ(FieldAt<int64_t>(data, 0, found), 30720LL) << "tiling field inputsTensorUbSize";
   EXPECT_TRUE(found) << "tiling field inputsTensorUbSize";
   EXPECT_EQ(FieldAt<int64_t>(data, 8, found), 50LL) << "tiling field needCoreNum";
   EXPECT_TRUE(found) << "tiling field needCoreNum";
@@ -1357,7 +1357,7 @@ TEST_F(ForeachPowScalarTiling, Ascend950_FLOAT16_0x5) {
   ExpectLaunch(context, *workspace, 1ULL, 0U, 16777216ULL);
   const gert::TilingData &data = *context->GetRawTilingData();
   bool found = false;
-  EXPECT_EQ(FieldAt<int64_t>(data, 0, found), 28160LL) << "tiling field inputsTensorUbSize";
+  EXPECT_EQ(FieldAt<int64_t>(data, 0, found), 30720LL) << "tiling field inputsTensorUbSize";
   EXPECT_TRUE(found) << "tiling field inputsTensorUbSize";
   EXPECT_EQ(FieldAt<int64_t>(data, 8, found), 0LL) << "tiling field needCoreNum";
   EXPECT_TRUE(found) << "tiling field needCoreNum";
@@ -1399,7 +1399,7 @@ TEST_F(ForeachPowScalarTiling, Ascend950_FLOAT16_scalar) {
   ExpectLaunch(context, *workspace, 1ULL, 1U, 16777216ULL);
   const gert::TilingData &data = *context->GetRawTilingData();
   bool found = false;
-  EXPECT_EQ(FieldAt<int64_t>(data, 0, found), 28160LL) << "tiling field inputsTensorUbSize";
+  EXPECT_EQ(FieldAt<int64_t>(data, 0, found), 30720LL) << "tiling field inputsTensorUbSize";
   EXPECT_TRUE(found) << "tiling field inputsTensorUbSize";
   EXPECT_EQ(FieldAt<int64_t>(data, 8, found), 1LL) << "tiling field needCoreNum";
   EXPECT_TRUE(found) << "tiling field needCoreNum";
@@ -1441,7 +1441,7 @@ TEST_F(ForeachPowScalarTiling, Ascend950_BF16_4x10x7) {
   ExpectLaunch(context, *workspace, 4ULL, 1U, 16777216ULL);
   const gert::TilingData &data = *context->GetRawTilingData();
   bool found = false;
-  EXPECT_EQ(FieldAt<int64_t>(data, 0, found), 18768LL) << "tiling field inputsTensorUbSize";
+  EXPECT_EQ(FieldAt<int64_t>(data, 0, found), 20480LL) << "tiling field inputsTensorUbSize";
   EXPECT_TRUE(found) << "tiling field inputsTensorUbSize";
   EXPECT_EQ(FieldAt<int64_t>(data, 8, found), 1LL) << "tiling field needCoreNum";
   EXPECT_TRUE(found) << "tiling field needCoreNum";
@@ -1483,7 +1483,7 @@ TEST_F(ForeachPowScalarTiling, Ascend950_BF16_3000x1001) {
   ExpectLaunch(context, *workspace, 4ULL, 50U, 16777216ULL);
   const gert::TilingData &data = *context->GetRawTilingData();
   bool found = false;
-  EXPECT_EQ(FieldAt<int64_t>(data, 0, found), 18768LL) << "tiling field inputsTensorUbSize";
+  EXPECT_EQ(FieldAt<int64_t>(data, 0, found), 20480LL) << "tiling field inputsTensorUbSize";
   EXPECT_TRUE(found) << "tiling field inputsTensorUbSize";
   EXPECT_EQ(FieldAt<int64_t>(data, 8, found), 50LL) << "tiling field needCoreNum";
   EXPECT_TRUE(found) << "tiling field needCoreNum";
@@ -1525,7 +1525,7 @@ TEST_F(ForeachPowScalarTiling, Ascend950_BF16_0x5) {
   ExpectLaunch(context, *workspace, 4ULL, 0U, 16777216ULL);
   const gert::TilingData &data = *context->GetRawTilingData();
   bool found = false;
-  EXPECT_EQ(FieldAt<int64_t>(data, 0, found), 18768LL) << "tiling field inputsTensorUbSize";
+  EXPECT_EQ(FieldAt<int64_t>(data, 0, found), 20480LL) << "tiling field inputsTensorUbSize";
   EXPECT_TRUE(found) << "tiling field inputsTensorUbSize";
   EXPECT_EQ(FieldAt<int64_t>(data, 8, found), 0LL) << "tiling field needCoreNum";
   EXPECT_TRUE(found) << "tiling field needCoreNum";
@@ -1567,7 +1567,7 @@ TEST_F(ForeachPowScalarTiling, Ascend950_BF16_scalar) {
   ExpectLaunch(context, *workspace, 4ULL, 1U, 16777216ULL);
   const gert::TilingData &data = *context->GetRawTilingData();
   bool found = false;
-  EXPECT_EQ(FieldAt<int64_t>(data, 0, found), 18768LL) << "tiling field inputsTensorUbSize";
+  EXPECT_EQ(FieldAt<int64_t>(data, 0, found), 20480LL) << "tiling field inputsTensorUbSize";
   EXPECT_TRUE(found) << "tiling field inputsTensorUbSize";
   EXPECT_EQ(FieldAt<int64_t>(data, 8, found), 1LL) << "tiling field needCoreNum";
   EXPECT_TRUE(found) << "tiling field needCoreNum";
