@@ -43,6 +43,7 @@ using namespace AscendC;
 {{ ls.split_list_function() }}
 
 constexpr int64_t BLOCK_BYTES = 32;
+constexpr int32_t LIST_BUFFERS = 2;  // the foreach kernel defines it per NpuArch (double buffering here)
 {{ copies.copy_gm_to_ub("0") }}
 {{ copies.copy_ub_to_gm("0") }}
 

@@ -26,7 +26,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-import template_paths
 
 from codegen.build import build_op
 from codegen.build.pch import _precompiled_std
@@ -325,30 +324,18 @@ def _ut_source(op: str) -> Path:
 
 def _ut_pairs() -> list[tuple[str, str]]:
     """The (op, product) pairs whose op_host tiling UT runs, sorted: every op on its first product (what the
-    op brings: spec data, its inputs, dtypes, attributes and buffer counts); each op of
-    :func:`template_paths.representatives` on its first product with DataCopyPad and its first without (the
-    two copy paths of its template path; with them both bf16 cases, since no catalogue product lacking
-    DataCopyPad has bf16) and on the first product of each distinct set of columns its binary configs register
-    (a column has its own tiling key and UT cases: LayerNormV4's INT64 columns on Ascend950); and for each
-    family and each product any of its ops lists, the family's first op (by name) that lists it.
+    op brings: spec data, its inputs, dtypes, attributes and buffer counts), and for each family and each
+    product any of its ops lists, the family's first op (by name) that lists it (the family's tiling template
+    under every product's UB, cores, DataCopyPad, bf16 and SyncAll: both copy paths of every family that has
+    a product without DataCopyPad).
 
     Why this sample covers every pair: a UT case's expected values come from the op's plan on a product
     (:mod:`codegen.plan`), the values it checks from the same family's tiling template compiled for that
-    product. What one product brings (cores, UB bytes, DataCopyPad, bf16, SyncAll) enters each family's
-    formulas alike for every op of a template path, which that path's representative exercises on both copy
-    paths and the family's run on every product. Running every op on every product builds about three times
-    the libraries and checks no further rule."""
+    product. What one product brings enters each family's formulas alike for every op, which the family's run
+    on every product exercises; what an op brings, its own run. A product's other registered columns (their
+    tiling keys) are the op's OpDef data, compared with ops-nn's in tests/test_opdef.py. Running every op on
+    every product builds about three times the libraries and checks no further rule."""
     pairs = {(op, spec.products[0]) for op, spec in SPECS.items()}
-    for op in template_paths.representatives(SPECS, CATALOGUE, list(CATALOGUE.products)):
-        spec = SPECS[op]
-        for with_pad in (True, False):
-            first = next((p for p in spec.products if CATALOGUE.get(p).data_copy_pad == with_pad), None)
-            if first is not None:
-                pairs.add((op, first))
-        registered: dict[str, str] = {}
-        for product in spec.products:
-            registered.setdefault(_registered_columns(op, product), product)
-        pairs |= {(op, product) for product in registered.values()}
     family_products: dict[tuple[str, str], str] = {}
     for op, spec in sorted(SPECS.items()):
         for product in spec.products:
@@ -370,21 +357,19 @@ def _ut_params() -> list[object]:
 
 
 def test_the_unit_test_sample_reaches_every_op_family_and_product() -> None:
-    """:func:`_ut_pairs` runs every op, each template path's representative on a product with DataCopyPad and
-    on one without (where it lists one) and on every set of registered columns, and every (family, product)
-    pair any op lists."""
+    """:func:`_ut_pairs` runs every op and every (family, product) pair any op lists, both copy paths of a
+    family among them where it lists a product without DataCopyPad."""
     pairs = _ut_pairs()
     assert {op for op, _ in pairs} == set(SPECS)
     assert all(p in SPECS[op].products for op, p in pairs)
-    for op in template_paths.representatives(SPECS, CATALOGUE, list(CATALOGUE.products)):
-        spec = SPECS[op]
-        pads = {CATALOGUE.get(p).data_copy_pad for o, p in pairs if o == op}
-        assert pads == {CATALOGUE.get(p).data_copy_pad for p in spec.products}, op
-        columns = {_registered_columns(op, p) for p in spec.products}  # every set of registered columns
-        assert {_registered_columns(op, p) for o, p in pairs if o == op} == columns, op
     listed = {(spec.family, p) for spec in SPECS.values() for p in spec.products}
     assert {(SPECS[op].family, p) for op, p in pairs} == listed
-    assert ("embedding_dense_backward", "Ascend910") in pairs and ("rms_norm", "Ascend310P") in pairs
+    for family in {s.family for s in SPECS.values()}:
+        pads = {CATALOGUE.get(p).data_copy_pad for op, p in pairs if SPECS[op].family == family}
+        assert pads == {
+            CATALOGUE.get(p).data_copy_pad for s in SPECS.values() if s.family == family for p in s.products
+        }
+    assert ("embedding_dense_backward", "Ascend910") in pairs and ("add_rms_norm", "Ascend310P") in pairs
 
 
 @pytest.mark.parametrize(("op", "product"), _ut_params())
