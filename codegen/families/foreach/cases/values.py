@@ -27,7 +27,7 @@ import numpy as np
 
 from codegen.check.cases import Case, uniform_array
 from codegen.families.foreach.compute import ForeachCompute
-from codegen.families.foreach.plan.tiling import core_count
+from codegen.families.foreach.plan.tiling import core_count, scalar_carrier
 from codegen.plan.tensor_lists import MAX_LIST_TENSORS
 from codegen.runner import ScalarArg, numpy_dtype
 from codegen.spec.model import DType, OpSpec, Product
@@ -68,8 +68,7 @@ def scalar_dtype(spec: OpSpec, dtype: DType) -> DType | None:
     """The dtype of the one-element tensor a scalar form's device op gets for a list of ``dtype`` (the device
     input carrying the scalar attr, :meth:`~codegen.spec.model.DeviceTensor.like_dtype`); None for an op without
     a scalar."""
-    comp = _compute(spec)
-    carrier = next((d for d in spec.device_interface.inputs if d.like is not None and d.source == comp.scalar), None)
+    carrier = scalar_carrier(spec)
     return None if carrier is None else carrier.like_dtype(dtype)
 
 

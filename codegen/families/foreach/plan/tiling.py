@@ -10,7 +10,7 @@ from codegen.plan.tensor_lists import ListSplit, split_list
 from codegen.plan.tiling_decision import TilingDecisionBase
 from codegen.plan.tiling_fields import TilingField
 from codegen.spec.catalogue import UB_BLOCK_BYTES
-from codegen.spec.model import Catalogue, DType, OpSpec, Product
+from codegen.spec.model import Catalogue, DeviceTensor, DType, OpSpec, Product
 
 #: The tiling key of each dtype (ops-nn's foreach kernels: ``TILING_KEY_IS(1)`` half, ``2`` float, ``3`` int,
 #: ``4`` bf16, ``5`` int16_t; hicann/ops-nn foreach/foreach_sqrt/op_kernel/foreach_sqrt.cpp, foreach_mul_list.cpp).
@@ -30,6 +30,15 @@ def compute_dtype(dtype: DType) -> DType:
     return DType.FLOAT if dtype is DType.BF16 else dtype
 
 
+def scalar_carrier(spec: OpSpec) -> DeviceTensor | None:
+    """The device input carrying the op's scalar attr (a one-element tensor ``like`` the list, through its
+    ``dtype_map``), or None for an op without a scalar."""
+    scalar = getattr(spec.compute, "scalar", None)
+    if scalar is None:
+        return None
+    return next((d for d in spec.device_interface.inputs if d.like is not None and d.source == scalar), None)
+
+
 def op_compute_dtype(spec: OpSpec, dtype: DType) -> DType:
     """The dtype ``spec`` computes a list of ``dtype`` in: for a scalar form, the dtype of the one-element tensor
     its device op gets for that list (the scalar's device input, ``like`` the list with its ``dtype_map``: the
@@ -40,9 +49,8 @@ def op_compute_dtype(spec: OpSpec, dtype: DType) -> DType:
     comp = spec.compute
     if dtype in getattr(comp, "in_float", ()):
         return DType.FLOAT
-    scalar = getattr(comp, "scalar", None)
-    carrier = next((d for d in spec.device_interface.inputs if d.like is not None and d.source == scalar), None)
-    return compute_dtype(dtype) if scalar is None or carrier is None else carrier.like_dtype(dtype)
+    carrier = scalar_carrier(spec)
+    return compute_dtype(dtype) if carrier is None else carrier.like_dtype(dtype)
 
 
 def output_tiles(spec: OpSpec) -> int:

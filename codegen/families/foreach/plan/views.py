@@ -16,6 +16,7 @@ from codegen.families.foreach.plan.tiling import (
     list_buffers,
     op_compute_dtype,
     output_tiles,
+    scalar_carrier,
 )
 from codegen.families.foreach.plan.ut import ut_infer_cases, ut_tiling_cases
 from codegen.plan import doc_lines, doc_tables
@@ -212,7 +213,7 @@ def roles_of(spec: OpSpec) -> ListRoles:
     comp = compute_of(spec)
     dev = spec.device_interface
     lists = [d for d in dev.inputs if d.like is None]
-    carrier = next((d for d in dev.inputs if d.like is not None and d.source == comp.scalar), None)
+    carrier = scalar_carrier(spec)
     scalar_dtypes = (
         tuple(
             ScalarDtype(d.ge_name, carrier.like_dtype(d).ge_name, "DT_INT64" if d.is_integer else "DT_DOUBLE")
@@ -244,7 +245,7 @@ def _branches(spec: OpSpec) -> list[KernelBranch]:
     comp = compute_of(spec)
     src = spec.tensor(comp.source)
     wide = {d: op_compute_dtype(spec, d) for d in src.dtypes}
-    carrier = next((t for t in spec.device_interface.inputs if t.like is not None and t.source == comp.scalar), None)
+    carrier = scalar_carrier(spec)
     return [
         KernelBranch(
             DTYPE_KEYS[d],
@@ -254,7 +255,7 @@ def _branches(spec: OpSpec) -> list[KernelBranch]:
             d.itemsize,
             wide[d].itemsize,
             d.name + ("" if wide[d] is d else f", computed in {wide[d].name}"),
-            carrier.like_dtype(d).kernel_type if carrier is not None and comp.scalar is not None else "",
+            carrier.like_dtype(d).kernel_type if carrier is not None else "",
         )
         for d in src.dtypes
     ]

@@ -24,8 +24,8 @@ constexpr int64_t MIN_BYTES_PER_CORE = 32768;
 constexpr int64_t MAX_TENSORS = 256;
 constexpr int64_t MAX_CORES = 50;
 
-// Queue buffers per position (specs/products.yaml `queue_buffer_cap`) on each NpuArch of the op's products; products
-// sharing an NpuArch agree on it. 0 for any other NpuArch.
+// Queue buffers per position (specs/products.yaml `queue_buffer_cap`) on each NpuArch of the op's
+// products; products sharing an NpuArch agree on it. 0 for any other NpuArch.
 int64_t QueueBufferCap(uint32_t npuArch) {
   switch (npuArch) {
     case 2201:  // Ascend910B, Ascend910_93
